@@ -1,0 +1,49 @@
+# Two commands set up everything on a fresh machine:
+#   make run   - create .venv, install, build the dataset offline from the bundled snapshots
+#   make test  - the same set-up, then the test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: help install run test lint format bench ui clean
+
+help:
+	@echo "make run    set up .venv and build the dataset (warehouse/, exports/)"
+	@echo "make test   set up .venv and run the test suite"
+	@echo "make lint   ruff check and format check"
+	@echo "make bench  run the performance benchmark (see README, Performance)"
+	@echo "make ui     open the Dagster UI on this project's instance"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/speedbook build
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check pipeline tests
+	$(BIN)/ruff format --check pipeline tests
+
+format: install
+	$(BIN)/ruff format pipeline tests
+	$(BIN)/ruff check --fix pipeline tests
+
+bench: install
+	$(BIN)/speedbook bench --json bench-results.json
+
+ui: install
+	$(BIN)/speedbook ui
+
+clean:
+	rm -rf $(VENV) warehouse/speedbook.duckdb warehouse/speedbook.duckdb.wal warehouse/dagster

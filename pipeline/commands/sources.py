@@ -1,0 +1,76 @@
+"""`speedbook sources`: every registered source with its newest snapshot and age."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+
+from pipeline.errors import CommandError
+from pipeline.registry import RegistryError, load_registry
+from pipeline.settings import Settings
+from pipeline.snapshots import SnapshotStore
+from pipeline.tables import render_table
+
+NAME = "sources"
+HELP = "list every source with kind, tier, newest snapshot and its age"
+DESCRIPTION = (
+    "List the sources in the registry with their kind, tier, format, cadence, newest snapshot, "
+    "when it was retrieved and how old it is (relative to now)."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _age_days(retrieved_at: datetime, now: datetime) -> float:
+    return round((now - retrieved_at).total_seconds() / 86400, 1)
+
+
+def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[str, object]]:
+    try:
+        sources = load_registry(settings.registry)
+    except RegistryError as error:
+        raise CommandError(str(error)) from None
+    now = now or datetime.now(UTC)
+    store = SnapshotStore(settings.raw_dir)
+    problems: list[str] = []
+    by_source: dict[str, list] = {}
+    for meta in store.list(errors=problems):
+        by_source.setdefault(meta.source_id, []).append(meta)
+    rows: list[dict[str, object]] = []
+    for source in sources.values():
+        snapshots = by_source.get(source.id, [])
+        latest = snapshots[-1] if snapshots else None
+        rows.append(
+            {
+                "id": source.id,
+                "kind": source.kind,
+                "tier": source.tier,
+                "format": source.format,
+                "cadence": source.cadence,
+                "publisher": source.publisher,
+                "url": source.url,
+                "snapshots": len(snapshots),
+                "latest_snapshot": latest.snapshot_id if latest else None,
+                "retrieved_at": latest.retrieved_at if latest else None,
+                "obtained_by": latest.obtained_by if latest else None,
+                "age_days": _age_days(latest.retrieved, now) if latest else None,
+            }
+        )
+    return rows
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    rows = source_rows(settings)
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    columns = ("id", "kind", "tier", "format", "snapshots", "retrieved_at", "age_days")
+    print(render_table(columns, [[row[c] for c in columns] for row in rows]))
+    missing = [row["id"] for row in rows if not row["snapshots"]]
+    print(f"\n{len(rows)} sources, {len(rows) - len(missing)} with a snapshot")
+    if missing:
+        print("no snapshot yet: " + ", ".join(map(str, missing)))
+    return 0

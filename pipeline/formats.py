@@ -1,0 +1,78 @@
+"""The formats a parser can read. The registry names one per source; fetching checks content types.
+
+This module is deliberately free of parser imports so that loading the registry stays cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str
+    description: str
+    extension: str
+    content_types: tuple[str, ...]
+
+
+FORMATS: dict[str, FormatSpec] = {
+    spec.name: spec
+    for spec in (
+        FormatSpec(
+            "aa_provider_page",
+            "Artificial Analysis /models/<slug>/providers page: per-endpoint leaderboard",
+            "html",
+            ("text/html",),
+        ),
+        FormatSpec(
+            "compilation_page",
+            "A page compiling figures from T1 sources into provider and platform tables",
+            "html",
+            ("text/html",),
+        ),
+        FormatSpec(
+            "llmperf_summary",
+            "LLMPerf leaderboard run summary (raw_data/summary/*.json)",
+            "json",
+            ("application/json", "text/plain"),
+        ),
+        FormatSpec(
+            "claim_page",
+            "Vendor press release or press article stating record tokens/sec claims in prose",
+            "html",
+            ("text/html",),
+        ),
+        FormatSpec(
+            "cloudflare_models",
+            "Cloudflare Workers AI catalogue API response {success, result: [model]}",
+            "json",
+            ("application/json",),
+        ),
+        FormatSpec(
+            "openrouter_models",
+            "OpenRouter GET /api/v1/models response {data: [model]}",
+            "json",
+            ("application/json",),
+        ),
+        FormatSpec(
+            "platform_doc",
+            "A platform's own documentation page stating its model count and families",
+            "html",
+            ("text/html",),
+        ),
+        FormatSpec(
+            "mslearn_model_tables",
+            "Microsoft Learn source markdown with per-publisher model tables",
+            "md",
+            ("text/markdown", "text/plain"),
+        ),
+    )
+}
+
+EXTENSION_CONTENT_TYPES = {
+    "html": "text/html",
+    "json": "application/json",
+    "md": "text/markdown",
+    "txt": "text/plain",
+}

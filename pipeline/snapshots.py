@@ -1,0 +1,203 @@
+"""The raw snapshot store: bytes exactly as received, with a provenance record beside each file.
+
+Layout: ``<raw>/<source_id>/<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>`` plus ``<same>.meta.json``.
+A snapshot's identity is (source, sha256): identical bytes for one source are stored once.
+The data file is written before its metadata and both are renamed into place, so a reader never
+sees a snapshot whose bytes are incomplete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+OBTAINED_BY = ("bundled", "fetched", "manual")
+META_SUFFIX = ".meta.json"
+
+
+class SnapshotError(ValueError):
+    """A snapshot cannot be stored or read; the message names the snapshot."""
+
+
+class SnapshotDamaged(SnapshotError):
+    """The bytes on disk no longer match the sha256 recorded when they were stored."""
+
+
+@dataclass(frozen=True)
+class SnapshotMeta:
+    source_id: str
+    url: str
+    retrieved_at: str  # ISO 8601, UTC, "Z" suffix, second precision
+    sha256: str
+    size: int
+    content_type: str
+    obtained_by: str
+    file: str
+    note: str = ""
+    http: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def snapshot_id(self) -> str:
+        return f"{self.source_id}/{self.file}"
+
+    @property
+    def retrieved(self) -> datetime:
+        return parse_utc(self.retrieved_at)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class AddResult:
+    meta: SnapshotMeta
+    created: bool
+
+
+def parse_utc(text: str) -> datetime:
+    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else."""
+    value = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def format_utc(value: datetime) -> str:
+    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(handle, "wb") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+class SnapshotStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def source_dir(self, source_id: str) -> Path:
+        return self.root / source_id
+
+    def add(
+        self,
+        source_id: str,
+        data: bytes,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+    ) -> AddResult:
+        if obtained_by not in OBTAINED_BY:
+            raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
+        if not data:
+            raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+        digest = sha256_hex(data)
+        for existing in self.list(source_id):
+            if existing.sha256 == digest:
+                return AddResult(existing, created=False)
+        stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
+        name = f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
+        meta = SnapshotMeta(
+            source_id=source_id,
+            url=url,
+            retrieved_at=format_utc(retrieved_at),
+            sha256=digest,
+            size=len(data),
+            content_type=content_type,
+            obtained_by=obtained_by,
+            file=name,
+            note=note,
+            http=dict(sorted((http or {}).items())),
+        )
+        directory = self.source_dir(source_id)
+        _atomic_write(directory / name, data)
+        _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
+        return AddResult(meta, created=True)
+
+    def _read_meta(self, path: Path) -> SnapshotMeta:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            meta = SnapshotMeta(**record)
+        except (OSError, ValueError, TypeError) as error:
+            raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
+        if path.name != meta.file + META_SUFFIX:
+            raise SnapshotError(f"{path}: metadata names another file ({meta.file})")
+        return meta
+
+    def list(
+        self,
+        source_id: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        errors: list[str] | None = None,
+    ) -> list[SnapshotMeta]:
+        """Snapshots oldest first. Unreadable metadata is skipped and reported into ``errors``
+        when given, otherwise raised."""
+        if source_id is None:
+            directories: Iterable[Path] = (
+                sorted(p for p in self.root.iterdir() if p.is_dir()) if self.root.exists() else ()
+            )
+        else:
+            directories = (self.source_dir(source_id),)
+        found: list[SnapshotMeta] = []
+        for directory in directories:
+            if not directory.is_dir():
+                continue
+            for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+                if not entry.name.endswith(META_SUFFIX) or entry.name.startswith("."):
+                    continue
+                try:
+                    meta = self._read_meta(Path(entry.path))
+                except SnapshotError as error:
+                    if errors is None:
+                        raise
+                    errors.append(str(error))
+                    continue
+                if as_of is None or meta.retrieved <= as_of:
+                    found.append(meta)
+        found.sort(key=lambda m: (m.retrieved_at, m.source_id, m.file))
+        return found
+
+    def latest(self, source_id: str, *, as_of: datetime | None = None) -> SnapshotMeta | None:
+        snapshots = self.list(source_id, as_of=as_of)
+        return snapshots[-1] if snapshots else None
+
+    def path_of(self, meta: SnapshotMeta) -> Path:
+        return self.source_dir(meta.source_id) / meta.file
+
+    def read(self, meta: SnapshotMeta) -> bytes:
+        """The snapshot's bytes, verified against the recorded sha256."""
+        path = self.path_of(meta)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {error}") from None
+        if sha256_hex(data) != meta.sha256:
+            raise SnapshotDamaged(
+                f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
+                f"on disk {sha256_hex(data)[:12]}…): the file was changed or damaged"
+            )
+        return data

@@ -1,0 +1,57 @@
+"""Shared fixtures: an isolated warehouse holding a copy of the bundled corpus, and a CLI runner."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipeline import progress
+from pipeline.cli import main
+from pipeline.settings import PROJECT_ROOT, Settings
+
+BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_progress():
+    progress.set_reporter(None)
+    yield
+    progress.set_reporter(None)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """A warehouse in tmp_path with a copy of the bundled snapshots; env vars point at it."""
+    warehouse = tmp_path / "warehouse"
+    shutil.copytree(BUNDLED_RAW, warehouse / "raw")
+    exports = tmp_path / "exports"
+    monkeypatch.setenv("SPEEDBOOK_WAREHOUSE", str(warehouse))
+    monkeypatch.setenv("SPEEDBOOK_EXPORTS", str(exports))
+    monkeypatch.delenv("SPEEDBOOK_REGISTRY", raising=False)
+    return Settings.resolve()
+
+
+@dataclass
+class CliResult:
+    status: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:  # argparse usage errors
+            status = int(exit_.code or 0)
+        captured = capsys.readouterr()
+        return CliResult(status, captured.out, captured.err)
+
+    return run

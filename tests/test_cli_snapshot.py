@@ -1,0 +1,112 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.snapshots import SnapshotStore
+
+
+def stored_files(settings):
+    return sorted(p.relative_to(settings.raw_dir) for p in settings.raw_dir.rglob("*") if p.is_file())
+
+
+def test_snapshot_add_stores_a_manual_capture(settings, cli, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<html><body>captured</body></html>")
+    result = cli(
+        "snapshot", "add", "aa-kimi-k2-6", str(page), "--retrieved-at", "2026-11-29T08:00:00Z"
+    )
+    assert result.status == 0, result.err
+    assert "stored aa-kimi-k2-6/20261129T080000Z-" in result.out
+    latest = SnapshotStore(settings.raw_dir).latest("aa-kimi-k2-6")
+    assert latest.obtained_by == "manual"
+    assert latest.url == "https://artificialanalysis.ai/models/kimi-k2-6/providers"
+    assert latest.content_type == "text/html"
+    again = cli("snapshot", "add", "aa-kimi-k2-6", str(page))
+    assert again.status == 0 and "unchanged" in again.out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-source", "{page}"], "unknown source id 'no-such-source'"),
+        (["aa-kimi-k2-6", "{missing}"], "no such file"),
+        (["aa-kimi-k2-6", "{empty}"], "file is empty"),
+        (["aa-kimi-k2-6", "{directory}"], "not a regular file"),
+        (["aa-kimi-k2-6", "{page}", "--retrieved-at", "yesterday"], "not an ISO 8601"),
+        (["aa-kimi-k2-6", "{page}", "--retrieved-at", "2999-01-01"], "in the future"),
+        (["aa-kimi-k2-6", "{page}", "--url", "javascript:alert(1)"], "not an http(s) URL"),
+    ],
+)
+def test_snapshot_add_bad_input_is_one_line_and_writes_nothing(settings, cli, tmp_path, args, message):
+    page = tmp_path / "page.html"
+    page.write_text("<html>x</html>")
+    (tmp_path / "empty.html").write_bytes(b"")
+    (tmp_path / "directory").mkdir()
+    paths = {
+        "page": page,
+        "missing": tmp_path / "missing.html",
+        "empty": tmp_path / "empty.html",
+        "directory": tmp_path / "directory",
+    }
+    before = stored_files(settings)
+    result = cli("snapshot", "add", *[a.format(**paths) for a in args])
+    assert result.status != 0
+    assert message in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert stored_files(settings) == before
+
+
+def test_snapshot_add_unreadable_file(settings, cli, tmp_path, monkeypatch):
+    page = tmp_path / "locked.html"
+    page.write_text("x")
+    real_read_bytes = Path.read_bytes
+
+    def refuse(self):  # tests run as root, where chmod 000 does not stop a read
+        if self == page:
+            raise PermissionError(13, "Permission denied")
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    before = stored_files(settings)
+    result = cli("snapshot", "add", "aa-kimi-k2-6", str(page))
+    assert result.status != 0 and "cannot read: Permission denied" in result.err
+    assert stored_files(settings) == before
+
+
+def test_snapshot_verify_reports_damage(settings, cli):
+    assert cli("snapshot", "verify").status == 0
+    victim = next(p for p in sorted(settings.raw_dir.rglob("*.html")))
+    victim.write_bytes(victim.read_bytes() + b"<!-- changed -->")
+    result = cli("snapshot", "verify")
+    assert result.status == 1
+    assert "sha256 mismatch" in result.err
+
+
+def test_sources_lists_every_source_with_a_snapshot(settings, cli):
+    result = cli("sources", "--json")
+    assert result.status == 0
+    rows = json.loads(result.out)
+    assert len(rows) >= 20
+    assert all(row["snapshots"] >= 1 for row in rows)
+    by_id = {row["id"]: row for row in rows}
+    assert by_id["openrouter"]["retrieved_at"] == "2026-05-12T19:10:11Z"
+    assert by_id["aa-gpt-oss-120b"]["snapshots"] == 2
+    table = cli("sources")
+    assert "cloudflare-workers-ai" in table.out and "45 sources, 45 with a snapshot" in table.out
+
+
+def test_sources_with_a_broken_registry(settings, cli, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[source]]\nid = "x"\n')
+    result = cli("sources", "--registry", str(bad))
+    assert result.status == 2 and "missing" in result.err
+
+
+def test_every_command_has_help(cli):
+    from pipeline.cli import COMMAND_MODULES
+
+    for name in COMMAND_MODULES:
+        result = cli(name, "--help")
+        assert result.status == 0
+        assert "usage: speedbook" in result.out

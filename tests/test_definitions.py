@@ -1,0 +1,23 @@
+import dagster as dg
+
+from pipeline.registry import load_registry
+
+
+def test_definitions_load_with_one_raw_asset_per_source(settings):
+    from pipeline.assets.graph import build_definitions
+
+    defs = build_definitions(settings)
+    graph = defs.resolve_asset_graph()
+    sources = load_registry(settings.registry)
+    raw_keys = {key for key in graph.get_all_asset_keys() if key.path[-1].startswith("raw_")}
+    assert len(raw_keys) == len(sources)
+    node = graph.get(dg.AssetKey("raw_cloudflare_workers_ai"))
+    assert node.group_name == "raw"
+    assert node.freshness_policy is not None
+    defs.resolve_implicit_global_asset_job_def()  # the graph is executable as one job
+
+
+def test_code_location_module_exposes_defs():
+    from pipeline import definitions
+
+    assert isinstance(definitions.defs, dg.Definitions)
