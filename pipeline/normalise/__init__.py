@@ -1,0 +1,1 @@
+"""Normalise: raw names and numbers into canonical entities, variants and qualified values."""

@@ -1,0 +1,346 @@
+"""Canonical providers and models: raw names resolved through the reviewed alias tables.
+
+The tables live in `pipeline/metadata/` (`providers.csv`, `models.csv` and their `*_aliases.csv`).
+A name resolves only through an alias a reviewer wrote down: resolving a label to the wrong
+provider or model is worse than leaving it unresolved, so there is no fuzzy matching into the
+data. Close matches are offered as `suggestions` for the reviewer, never applied.
+
+Rules, in order, on the label's base (the label with its variant markers removed):
+1. an exact alias, compared by `alias_key` (case, Unicode form and `-`/`_`/space runs ignored);
+2. for a base containing `/`, the same on its last path segment with any `:<version>` removed
+   (`meta/llama-2-13b-chat:f4e2...` -> `llama-2-13b-chat`).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from pipeline.normalise.variants import Variant, clean_label, parse_variant
+from pipeline.settings import METADATA_DIR
+
+PROVIDER = "provider"
+MODEL = "model"
+KINDS: tuple[str, ...] = (PROVIDER, MODEL)
+
+RESOLVED = "resolved"
+UNRESOLVED = "unresolved"
+
+# Entity ids are lower-case slugs; dots are allowed because model versions use them (kimi-k2.5).
+ID_SLUG = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+_SEPARATORS = re.compile(r"[\s\-_\u2010-\u2015]+")
+_MAX_SUGGESTIONS = 3
+_SUGGESTION_CUTOFF = 0.6
+
+
+class AliasError(ValueError):
+    """A reviewed entity or alias file is missing or malformed; the message names file and row."""
+
+
+@dataclass(frozen=True)
+class ProviderRecord:
+    """One row of `providers.csv`."""
+
+    provider_id: str
+    name: str
+    country: str | None
+    type: str
+    website: str | None
+    notes: str | None
+
+    REQUIRED: ClassVar[tuple[str, ...]] = ("provider_id", "name", "type")
+
+    @property
+    def id(self) -> str:
+        return self.provider_id
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """One row of `models.csv`."""
+
+    model_id: str
+    name: str
+    creator: str | None
+    notes: str | None
+
+    REQUIRED: ClassVar[tuple[str, ...]] = ("model_id", "name")
+
+    @property
+    def id(self) -> str:
+        return self.model_id
+
+
+Record = TypeVar("Record", ProviderRecord, ModelRecord)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What one raw label resolved to, with the variant read off it and the rule that matched."""
+
+    input: str
+    status: str  # RESOLVED | UNRESOLVED
+    entity_id: str | None  # a provider_id or model_id
+    precision: str
+    service_tier: str
+    reasoning_effort: str | None
+    rule: str | None  # which alias matched, and on what
+    suggestions: tuple[str, ...]  # close ids, only when unresolved
+
+    @property
+    def resolved(self) -> bool:
+        return self.status == RESOLVED
+
+
+@dataclass(frozen=True)
+class _Alias:
+    entity_id: str
+    spellings: tuple[str, ...]  # every alias text with this key, in file order
+
+    def spelling_for(self, text: str) -> str:
+        # Report the row the reviewer would look for: the one spelt like the input, if any.
+        return text if text in self.spellings else self.spellings[0]
+
+
+def alias_key(text: str) -> str:
+    """The comparison key of a name: NFKC, casefolded, runs of space, `-` and `_` as one space."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SEPARATORS.sub(" ", folded).strip()
+
+
+def _read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """Rows of a CSV with exactly `columns`, as (line number, stripped values)."""
+    if not path.is_file():
+        raise AliasError(f"{path}: no such file")
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            header = tuple(reader.fieldnames or ())
+            if sorted(header) != sorted(columns):
+                raise AliasError(
+                    f"{path}: header must be {','.join(columns)}, found {','.join(header) or '-'}"
+                )
+            rows: list[tuple[int, dict[str, str]]] = []
+            for row in reader:
+                line = reader.line_num
+                # DictReader keys surplus cells under None and fills missing ones with None.
+                if None in row or any(value is None for value in row.values()):
+                    raise AliasError(
+                        f"{path}: row {line}: expected {len(columns)} fields ({','.join(columns)})"
+                    )
+                rows.append((line, {key: value.strip() for key, value in row.items()}))
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise AliasError(f"{path}: cannot read: {error}") from None
+    return rows
+
+
+def _check_id(path: Path, line: int, column: str, value: str) -> None:
+    if not ID_SLUG.match(value):
+        raise AliasError(
+            f"{path}: row {line}: {column} {value!r} is not a slug "
+            "(lower-case a-z, 0-9, single '-' or '.')"
+        )
+
+
+def _load_entities(path: Path, record: type[Record]) -> dict[str, Record]:
+    columns = tuple(field.name for field in fields(record))
+    id_column = columns[0]
+    entities: dict[str, Record] = {}
+    for line, row in _read_rows(path, columns):
+        for column in record.REQUIRED:
+            if not row[column]:
+                raise AliasError(f"{path}: row {line}: {column} is empty")
+        _check_id(path, line, id_column, row[id_column])
+        if row[id_column] in entities:
+            raise AliasError(f"{path}: row {line}: duplicate {id_column} {row[id_column]!r}")
+        website = row.get("website")
+        if website and not website.startswith(("https://", "http://")):
+            raise AliasError(f"{path}: row {line}: website {website!r} is not an http(s) URL")
+        values: dict[str, Any] = {
+            key: (value or None) if key not in record.REQUIRED else value
+            for key, value in row.items()
+        }
+        entities[row[id_column]] = record(**values)
+    return entities
+
+
+def _load_aliases(path: Path, id_column: str, known: dict[str, Any]) -> dict[str, _Alias]:
+    aliases: dict[str, _Alias] = {}
+    for line, row in _read_rows(path, ("alias", id_column, "notes")):
+        alias, entity_id = row["alias"], row[id_column]
+        key = alias_key(alias)
+        if not key:
+            raise AliasError(f"{path}: row {line}: alias is empty")
+        if not entity_id:
+            raise AliasError(f"{path}: row {line}: {id_column} is empty")
+        _check_id(path, line, id_column, entity_id)
+        if entity_id not in known:
+            raise AliasError(f"{path}: row {line}: alias {alias!r} points at unknown {entity_id!r}")
+        if parse_variant(alias).base != clean_label(alias):
+            # Variant markers are removed before lookup, so such an alias could never match.
+            raise AliasError(
+                f"{path}: row {line}: alias {alias!r} ends in variant markers and would never "
+                f"match; write its base {parse_variant(alias).base!r}"
+            )
+        previous = aliases.get(key)
+        if previous is None:
+            aliases[key] = _Alias(entity_id, (alias,))
+        elif previous.entity_id != entity_id:
+            raise AliasError(
+                f"{path}: row {line}: alias {alias!r} maps to {entity_id!r} but "
+                f"{previous.spellings[0]!r} already maps the same name to {previous.entity_id!r}"
+            )
+        else:
+            aliases[key] = _Alias(entity_id, (*previous.spellings, alias))
+    return aliases
+
+
+class Resolver:
+    """Resolves raw provider and model names through the reviewed alias tables, memoised."""
+
+    def __init__(
+        self,
+        providers: dict[str, ProviderRecord],
+        models: dict[str, ModelRecord],
+        provider_aliases: dict[str, _Alias],
+        model_aliases: dict[str, _Alias],
+    ) -> None:
+        self.providers = providers
+        self.models = models
+        self._aliases: dict[str, dict[str, _Alias]] = {
+            PROVIDER: provider_aliases,
+            MODEL: model_aliases,
+        }
+        self._candidates: dict[str, dict[str, str]] = {
+            PROVIDER: self._suggestion_candidates(providers, provider_aliases),
+            MODEL: self._suggestion_candidates(models, model_aliases),
+        }
+        # Labels repeat thousands of times in a build; each distinct text is resolved once.
+        self._memo: dict[tuple[str, str], Resolution] = {}
+
+    @classmethod
+    def load(cls, metadata_dir: Path = METADATA_DIR) -> Resolver:
+        """Read and check the four tables; raises AliasError naming the file and row."""
+        metadata_dir = Path(metadata_dir)
+        providers = _load_entities(metadata_dir / "providers.csv", ProviderRecord)
+        models = _load_entities(metadata_dir / "models.csv", ModelRecord)
+        return cls(
+            providers,
+            models,
+            _load_aliases(metadata_dir / "provider_aliases.csv", "provider_id", providers),
+            _load_aliases(metadata_dir / "model_aliases.csv", "model_id", models),
+        )
+
+    @staticmethod
+    def _suggestion_candidates(
+        entities: dict[str, ProviderRecord] | dict[str, ModelRecord], aliases: dict[str, _Alias]
+    ) -> dict[str, str]:
+        candidates = {key: alias.entity_id for key, alias in aliases.items()}
+        for entity_id, record in entities.items():
+            candidates.setdefault(alias_key(entity_id), entity_id)
+            candidates.setdefault(alias_key(record.name), entity_id)
+        return candidates
+
+    def provider(self, text: str) -> Resolution:
+        return self.resolve(PROVIDER, text)
+
+    def model(self, text: str) -> Resolution:
+        return self.resolve(MODEL, text)
+
+    def resolve(self, kind: str, text: str) -> Resolution:
+        if kind not in KINDS:
+            raise ValueError(f"unknown kind {kind!r}: expected one of {', '.join(KINDS)}")
+        # Frames hand over None or NaN for empty cells: they resolve to nothing, not a crash.
+        text = text if isinstance(text, str) else ""
+        memo_key = (kind, text)
+        found = self._memo.get(memo_key)
+        if found is None:
+            found = self._memo[memo_key] = self._resolve(kind, text)
+        return found
+
+    def resolve_many(self, kind: str, texts: Iterable[str]) -> list[Resolution]:
+        return [self.resolve(kind, text) for text in texts]
+
+    def _resolve(self, kind: str, text: str) -> Resolution:
+        variant = parse_variant(text)
+        if not variant.base:
+            return _unresolved(text, variant, ())
+        aliases = self._aliases[kind]
+        alias = aliases.get(alias_key(variant.base))
+        if alias is not None:
+            rule = f"alias {alias.spelling_for(variant.base)!r}"
+            return _resolved(text, variant, alias.entity_id, rule)
+        tail = _path_tail(variant.base)
+        if tail:
+            alias = aliases.get(alias_key(tail))
+            if alias is not None:
+                rule = f"alias {alias.spelling_for(tail)!r} on path tail of {variant.base!r}"
+                return _resolved(text, variant, alias.entity_id, rule)
+        return _unresolved(text, variant, self._suggest(kind, variant.base, tail))
+
+    def _suggest(self, kind: str, base: str, tail: str | None) -> tuple[str, ...]:
+        candidates = self._candidates[kind]
+        suggestions: list[str] = []
+        for probe in (base, tail):
+            if not probe:
+                continue
+            matches = difflib.get_close_matches(
+                alias_key(probe), list(candidates), n=10, cutoff=_SUGGESTION_CUTOFF
+            )
+            for match in matches:
+                if candidates[match] not in suggestions:
+                    suggestions.append(candidates[match])
+        return tuple(suggestions[:_MAX_SUGGESTIONS])
+
+
+def _path_tail(base: str) -> str | None:
+    """`meta/llama-2-13b-chat:f4e2...` -> `llama-2-13b-chat`; None for a base without `/`."""
+    if "/" not in base:
+        return None
+    return base.rsplit("/", 1)[1].split(":", 1)[0].strip() or None
+
+
+def _resolved(text: str, variant: Variant, entity_id: str, rule: str) -> Resolution:
+    return Resolution(
+        input=text,
+        status=RESOLVED,
+        entity_id=entity_id,
+        precision=variant.precision,
+        service_tier=variant.service_tier,
+        reasoning_effort=variant.reasoning_effort,
+        rule=rule,
+        suggestions=(),
+    )
+
+
+def _unresolved(text: str, variant: Variant, suggestions: tuple[str, ...]) -> Resolution:
+    return Resolution(
+        input=text,
+        status=UNRESOLVED,
+        entity_id=None,
+        precision=variant.precision,
+        service_tier=variant.service_tier,
+        reasoning_effort=variant.reasoning_effort,
+        rule=None,
+        suggestions=suggestions,
+    )
+
+
+@cache
+def default_resolver() -> Resolver:
+    """The resolver over the bundled tables, loaded once per process."""
+    return Resolver.load()
+
+
+def resolve_many(
+    kind: str, texts: Iterable[str], resolver: Resolver | None = None
+) -> list[Resolution]:
+    """Resolve many labels of one kind (`provider` or `model`); each distinct text once."""
+    return (resolver or default_resolver()).resolve_many(kind, texts)

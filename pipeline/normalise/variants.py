@@ -1,0 +1,191 @@
+"""Endpoint variants: read precision, service tier and reasoning effort markers off a label.
+
+`parse_variant("DeepInfra (Turbo, FP8)")` gives base `DeepInfra`, service tier `turbo`, precision
+`fp8`. Only known markers are stripped, and only where publishers put them (a trailing
+parenthetical, trailing words, hyphenated suffixes of slug-like ids); every other word stays in
+the base, so a name that carries no variant comes back unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+PRECISIONS: tuple[str, ...] = (
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "fp6",
+    "fp4",
+    "int8",
+    "int4",
+    "unknown",
+)
+DEFAULT_PRECISION = "unknown"
+
+SERVICE_TIERS: tuple[str, ...] = ("standard", "turbo", "fast", "latency-optimized", "reference")
+DEFAULT_SERVICE_TIER = "standard"
+
+REASONING_EFFORTS: tuple[str, ...] = ("low", "medium", "high")
+
+# Marker dimensions. `adapter` is LoRA readiness: recognised and stripped, but it sets nothing.
+PRECISION = "precision"
+SERVICE_TIER = "service_tier"
+REASONING_EFFORT = "reasoning_effort"
+ADAPTER = "adapter"
+
+# Spellings of each marker, keyed by `_marker_key` (casefolded, separators as one space).
+_PRECISION_MARKERS: dict[str, str] = {
+    "fp32": "fp32",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "fp6": "fp6",
+    "fp4": "fp4",
+    "nvfp4": "fp4",
+    "mxfp4": "fp4",
+    "int8": "int8",
+    "int4": "int4",
+    # AWQ and GPTQ checkpoints as served by these platforms are 4-bit weight quantisations.
+    "awq": "int4",
+    "gptq": "int4",
+}
+_SERVICE_TIER_MARKERS: dict[str, str] = {
+    "standard": "standard",
+    "turbo": "turbo",
+    "fast": "fast",
+    "latency optimized": "latency-optimized",
+    "latency optimised": "latency-optimized",
+    "reference": "reference",
+}
+_EFFORT_MARKERS: dict[str, str] = {effort: effort for effort in REASONING_EFFORTS}
+_ADAPTER_MARKERS: dict[str, str] = {"lora": "lora"}
+
+_ALL_MARKERS: dict[str, tuple[str, str]] = {
+    **{key: (PRECISION, value) for key, value in _PRECISION_MARKERS.items()},
+    **{key: (SERVICE_TIER, value) for key, value in _SERVICE_TIER_MARKERS.items()},
+    **{key: (REASONING_EFFORT, value) for key, value in _EFFORT_MARKERS.items()},
+    **{key: (ADAPTER, value) for key, value in _ADAPTER_MARKERS.items()},
+}
+
+# Outside parentheses a word is only a marker where it cannot be part of a model's name:
+# "GPT-4 Turbo" and "Mistral Medium" are models, so turbo and efforts are never read from trailing
+# words or slug suffixes; "-fast" is, because Workers AI ids use it (llama-3.1-8b-instruct-fast).
+_TRAILING_WORD_MARKERS = frozenset(_PRECISION_MARKERS) | {"latency optimized", "latency optimised"}
+_SLUG_SUFFIX_MARKERS = _TRAILING_WORD_MARKERS | {"fast"} | frozenset(_ADAPTER_MARKERS)
+
+_SEPARATORS = re.compile(r"[\s\-_\u2010-\u2015]+")
+_PARENTHETICAL = re.compile(r"^(?P<base>.*?\S)\s*\((?P<inner>[^()]*)\)$")
+
+Found = list[tuple[str, str, str]]  # (token as written, dimension, value)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A label split into its base name and the endpoint variant its markers describe."""
+
+    base: str
+    precision: str = DEFAULT_PRECISION
+    service_tier: str = DEFAULT_SERVICE_TIER
+    reasoning_effort: str | None = None
+    tokens: tuple[str, ...] = ()
+
+
+def clean_label(label: str) -> str:
+    """Strip and collapse runs of whitespace (including newlines and no-break spaces)."""
+    return " ".join(label.split())
+
+
+def _marker_key(token: str) -> str:
+    folded = unicodedata.normalize("NFKC", token).casefold()
+    return _SEPARATORS.sub(" ", folded).strip()
+
+
+def _lookup(token: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
+    key = _marker_key(token)
+    if allowed is not None and key not in allowed:
+        return None
+    return _ALL_MARKERS.get(key)
+
+
+def _strip_parenthetical(text: str) -> tuple[str, Found] | None:
+    match = _PARENTHETICAL.match(text)
+    if not match:
+        return None
+    found: Found = []
+    for raw in match["inner"].split(","):
+        token = raw.strip()
+        marker = _lookup(token) if token else None
+        if marker is None:
+            # One unknown word means this is part of the name ("(0528)", "(400B)"): keep it all.
+            return None
+        found.append((token, *marker))
+    return match["base"], found
+
+
+def _strip_trailing_words(text: str) -> tuple[str, Found] | None:
+    words = text.split(" ")
+    # Two-word markers first so "Latency Optimized" is read as one marker.
+    for count in (2, 1):
+        if len(words) <= count:
+            continue
+        token = " ".join(words[-count:])
+        marker = _lookup(token, _TRAILING_WORD_MARKERS)
+        if marker is not None:
+            return " ".join(words[:-count]), [(token, *marker)]
+    return None
+
+
+def _strip_slug_suffix(text: str) -> tuple[str, Found] | None:
+    parts = text.split("-")
+    for count in (2, 1):
+        if len(parts) <= count:
+            continue
+        token = "-".join(parts[-count:])
+        marker = _lookup(token, _SLUG_SUFFIX_MARKERS)
+        base = "-".join(parts[:-count])
+        if marker is not None and base and not base.endswith("/"):
+            return base, [(token, *marker)]
+    return None
+
+
+def _merge(state: dict[str, str], found: Found) -> dict[str, str] | None:
+    """The variant with `found` added, or None when it contradicts itself (FP8 and FP16)."""
+    merged = dict(state)
+    for _, dimension, value in found:
+        if merged.setdefault(dimension, value) != value:
+            return None
+    return merged
+
+
+def parse_variant(label: str) -> Variant:
+    """Split `label` into a base name and variant; unknown words always stay in the base."""
+    base = clean_label(label)
+    state: dict[str, str] = {}
+    tokens: list[str] = []
+    while True:
+        if " " in base:
+            step = _strip_parenthetical(base) or _strip_trailing_words(base)
+        else:
+            # Slug-like ids ("@cf/meta/llama-3.3-70b-instruct-fp8-fast") carry hyphen suffixes.
+            step = _strip_parenthetical(base) or _strip_slug_suffix(base)
+        if step is None:
+            break
+        new_base, found = step
+        merged = _merge(state, found)
+        if merged is None:
+            # Contradictory markers (FP8 and FP16): claim no variant at all rather than pick
+            # one; the whole label stays the base, so it will not resolve and gets reported.
+            return Variant(base=clean_label(label))
+        state = merged
+        tokens[:0] = [token for token, _, _ in found]
+        base = new_base
+    return Variant(
+        base=base,
+        precision=state.get(PRECISION, DEFAULT_PRECISION),
+        service_tier=state.get(SERVICE_TIER, DEFAULT_SERVICE_TIER),
+        reasoning_effort=state.get(REASONING_EFFORT),
+        tokens=tuple(tokens),
+    )

@@ -1,0 +1,139 @@
+import pytest
+
+from pipeline.normalise.variants import (
+    PRECISIONS,
+    REASONING_EFFORTS,
+    SERVICE_TIERS,
+    Variant,
+    parse_variant,
+)
+
+
+@pytest.mark.parametrize(
+    ("label", "base", "precision", "service_tier", "effort", "tokens"),
+    [
+        # trailing parenthetical, every token a known variant word
+        ("DeepInfra (Turbo, FP8)", "DeepInfra", "fp8", "turbo", None, ("Turbo", "FP8")),
+        ("DeepInfra (Turbo)", "DeepInfra", "unknown", "turbo", None, ("Turbo",)),
+        ("Azure (FP8)", "Azure", "fp8", "standard", None, ("FP8",)),
+        ("gpt-oss-120b (high)", "gpt-oss-120b", "unknown", "standard", "high", ("high",)),
+        ("gpt-oss-120B (high)", "gpt-oss-120B", "unknown", "standard", "high", ("high",)),
+        (
+            "gpt-oss-120b (high, Turbo)",
+            "gpt-oss-120b",
+            "unknown",
+            "turbo",
+            "high",
+            ("high", "Turbo"),
+        ),
+        (
+            "Together.ai (Reference, FP16)",
+            "Together.ai",
+            "fp16",
+            "reference",
+            None,
+            ("Reference", "FP16"),
+        ),
+        ("DeepSeek R1 671B (FP16)", "DeepSeek R1 671B", "fp16", "standard", None, ("FP16",)),
+        ("Foo (low)", "Foo", "unknown", "standard", "low", ("low",)),
+        ("Foo (Medium)", "Foo", "unknown", "standard", "medium", ("Medium",)),
+        # trailing words
+        (
+            "Amazon Bedrock Latency Optimized",
+            "Amazon Bedrock",
+            "unknown",
+            "latency-optimized",
+            None,
+            ("Latency Optimized",),
+        ),
+        # hyphenated suffixes on slug-like ids
+        (
+            "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
+            "@cf/meta/llama-3.3-70b-instruct",
+            "fp8",
+            "fast",
+            None,
+            ("fp8", "fast"),
+        ),
+        ("llama-3-8b-instruct-awq", "llama-3-8b-instruct", "int4", "standard", None, ("awq",)),
+        ("llama-2-7b-chat-fp16", "llama-2-7b-chat", "fp16", "standard", None, ("fp16",)),
+        ("llama-2-7b-chat-int8", "llama-2-7b-chat", "int8", "standard", None, ("int8",)),
+        ("qwen3-30b-a3b-fp8", "qwen3-30b-a3b", "fp8", "standard", None, ("fp8",)),
+        ("llama-3.1-8b-instruct-fast", "llama-3.1-8b-instruct", "unknown", "fast", None, ("fast",)),
+        (
+            "Llama-4-Maverick-17B-128E-Instruct-FP8",
+            "Llama-4-Maverick-17B-128E-Instruct",
+            "fp8",
+            "standard",
+            None,
+            ("FP8",),
+        ),
+        ("model-x-NVFP4", "model-x", "fp4", "standard", None, ("NVFP4",)),
+        ("model-x-BF16", "model-x", "bf16", "standard", None, ("BF16",)),
+        ("model-x-FP4", "model-x", "fp4", "standard", None, ("FP4",)),
+        ("model-x-FP6", "model-x", "fp6", "standard", None, ("FP6",)),
+        ("model-x-INT4", "model-x", "int4", "standard", None, ("INT4",)),
+        ("model-x-GPTQ", "model-x", "int4", "standard", None, ("GPTQ",)),
+        # LoRA readiness is stripped into tokens but sets no variant
+        ("llama-2-7b-chat-hf-lora", "llama-2-7b-chat-hf", "unknown", "standard", None, ("lora",)),
+        (
+            "@cf/meta-llama/llama-2-7b-chat-hf-lora",
+            "@cf/meta-llama/llama-2-7b-chat-hf",
+            "unknown",
+            "standard",
+            None,
+            ("lora",),
+        ),
+    ],
+)
+def test_markers_are_read_off_the_label(label, base, precision, service_tier, effort, tokens):
+    assert parse_variant(label) == Variant(base, precision, service_tier, effort, tokens)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Llama 4 Maverick",
+        "DeepSeek R1 (0528)",
+        "Llama 4 Maverick (400B)",
+        # a parenthetical with one unknown word is part of the name
+        "Foo (Turbo, 0528)",
+        "Foo ()",
+        # words that are model names, not variants, outside parentheses
+        "GPT-4 Turbo",
+        "gpt-4-turbo",
+        "Mistral Medium",
+        "gpt-oss-120b-high",
+        # a label that is nothing but a marker keeps it as its base
+        "fp8",
+        "(FP8)",
+        # contradictory markers: no variant is claimed
+        "Foo (FP8, FP16)",
+        "foo-fp8-fp16",
+        "meta/llama-2-13b-chat:f4e2de70d66816a838a89eeeb621910adffb0dd0baba3976c96980970978018d",
+    ],
+)
+def test_labels_without_a_clear_variant_are_unchanged(label):
+    assert parse_variant(label) == Variant(label)
+
+
+def test_defaults_and_whitespace():
+    variant = parse_variant("  Together\u00a0 AI \n")
+    assert variant == Variant("Together AI", "unknown", "standard", None, ())
+    assert parse_variant("") == Variant("")
+
+
+def test_markers_stack_across_forms():
+    variant = parse_variant("Amazon Bedrock Latency Optimized (FP8)")
+    assert variant == Variant(
+        "Amazon Bedrock", "fp8", "latency-optimized", None, ("Latency Optimized", "FP8")
+    )
+
+
+def test_every_value_is_in_the_vocabulary():
+    labels = ["x (FP8)", "x (Turbo)", "x-awq", "x (Latency Optimized)", "x (high)", "y"]
+    for label in labels:
+        variant = parse_variant(label)
+        assert variant.precision in PRECISIONS
+        assert variant.service_tier in SERVICE_TIERS
+        assert variant.reasoning_effort in (None, *REASONING_EFFORTS)
