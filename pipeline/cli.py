@@ -16,7 +16,9 @@ COMMAND_MODULES = (
     "build",
     "sources",
     "snapshot",
+    "resolve",
     "ui",
+    "fetch",
 )
 
 

@@ -1,4 +1,4 @@
-"""`speedbook sources`: every registered source with its newest snapshot and age."""
+"""`speedbook sources`: every registered source with its newest snapshot, age and last fetch."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ import json
 from datetime import UTC, datetime
 
 from pipeline.errors import CommandError
+from pipeline.outcomes import latest_outcomes
 from pipeline.registry import RegistryError, load_registry
 from pipeline.settings import Settings
 from pipeline.snapshots import SnapshotStore
 from pipeline.tables import render_table
 
 NAME = "sources"
-HELP = "list every source with kind, tier, newest snapshot and its age"
+HELP = "list every source with kind, tier, newest snapshot, its age and the last fetch"
 DESCRIPTION = (
     "List the sources in the registry with their kind, tier, format, cadence, newest snapshot, "
-    "when it was retrieved and how old it is (relative to now)."
+    "when it was retrieved, how old it is (relative to now) and the outcome of the last "
+    "`speedbook fetch` of it."
 )
 
 
@@ -26,6 +28,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _age_days(retrieved_at: datetime, now: datetime) -> float:
     return round((now - retrieved_at).total_seconds() / 86400, 1)
+
+
+def _last_fetch(row: dict[str, object]) -> str | None:
+    """``new 2026-11-29T10:00:00Z``: the outcome word and when; None if never fetched."""
+    if not row["last_outcome"]:
+        return None
+    word = str(row["last_outcome"]).split(":", 1)[0]
+    return f"{word} {row['last_outcome_at']}"
 
 
 def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[str, object]]:
@@ -39,10 +49,12 @@ def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[st
     by_source: dict[str, list] = {}
     for meta in store.list(errors=problems):
         by_source.setdefault(meta.source_id, []).append(meta)
+    outcomes = latest_outcomes(settings.raw_dir)
     rows: list[dict[str, object]] = []
     for source in sources.values():
         snapshots = by_source.get(source.id, [])
         latest = snapshots[-1] if snapshots else None
+        outcome = outcomes.get(source.id)
         rows.append(
             {
                 "id": source.id,
@@ -57,6 +69,8 @@ def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[st
                 "retrieved_at": latest.retrieved_at if latest else None,
                 "obtained_by": latest.obtained_by if latest else None,
                 "age_days": _age_days(latest.retrieved, now) if latest else None,
+                "last_outcome": outcome.label if outcome else None,
+                "last_outcome_at": outcome.at if outcome else None,
             }
         )
     return rows
@@ -68,9 +82,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     columns = ("id", "kind", "tier", "format", "snapshots", "retrieved_at", "age_days")
-    print(render_table(columns, [[row[c] for c in columns] for row in rows]))
+    table = [[row[c] for c in columns] + [_last_fetch(row)] for row in rows]
+    print(render_table((*columns, "last_fetch"), table))
     missing = [row["id"] for row in rows if not row["snapshots"]]
     print(f"\n{len(rows)} sources, {len(rows) - len(missing)} with a snapshot")
     if missing:
         print("no snapshot yet: " + ", ".join(map(str, missing)))
+    failed = [row for row in rows if str(row["last_outcome"] or "").startswith("failed")]
+    for row in failed:  # the reason is too long for the table
+        print(f"last fetch {row['last_outcome']} ({row['id']}, {row['last_outcome_at']})")
     return 0

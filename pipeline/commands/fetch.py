@@ -1,0 +1,53 @@
+"""`speedbook fetch`: bring sources up to date from the web, one recorded outcome each."""
+
+from __future__ import annotations
+
+import argparse
+
+from pipeline.errors import CommandError
+from pipeline.registry import RegistryError
+from pipeline.settings import Settings
+from pipeline.tables import render_table
+
+NAME = "fetch"
+HELP = "fetch sources from the web and store what changed as new snapshots"
+DESCRIPTION = (
+    "Fetch every source in the registry (or only SOURCE_ID...) and store each response whose "
+    "bytes are new as a snapshot (obtained_by=fetched). Each source ends as new, unchanged, "
+    "not_modified or failed: <reason>, recorded in <warehouse>/raw/<source_id>/_outcomes.jsonl. "
+    "A failed source keeps its last good snapshot. Exit status 0 when nothing failed, 1 when "
+    "any source failed."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source_ids", nargs="*", metavar="SOURCE_ID", help="sources to fetch (default: all)"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first failure: start no new requests and record the remaining "
+        "sources as skipped",
+    )
+    mode.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="fetch every source even when some fail (the default; for explicit scripts)",
+    )
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipeline.fetch import FetchError, fetch_sources  # httpx only when fetching
+
+    try:
+        result = fetch_sources(settings, args.source_ids or None, strict=args.strict)
+    except (RegistryError, FetchError) as error:
+        raise CommandError(str(error)) from None
+    rows = [[record.source_id, record.outcome, record.detail or "-"] for record in result.records]
+    print(render_table(("source", "outcome", "detail"), rows))
+    print(f"\n{result.summary()}")
+    if result.failed:
+        print("failed sources keep their last good snapshot")
+    return 0 if result.ok else 1
