@@ -7,7 +7,9 @@ from pipeline.snapshots import SnapshotStore
 
 
 def stored_files(settings):
-    return sorted(p.relative_to(settings.raw_dir) for p in settings.raw_dir.rglob("*") if p.is_file())
+    return sorted(
+        p.relative_to(settings.raw_dir) for p in settings.raw_dir.rglob("*") if p.is_file()
+    )
 
 
 def test_snapshot_add_stores_a_manual_capture(settings, cli, tmp_path):
@@ -38,7 +40,9 @@ def test_snapshot_add_stores_a_manual_capture(settings, cli, tmp_path):
         (["aa-kimi-k2-6", "{page}", "--url", "javascript:alert(1)"], "not an http(s) URL"),
     ],
 )
-def test_snapshot_add_bad_input_is_one_line_and_writes_nothing(settings, cli, tmp_path, args, message):
+def test_snapshot_add_bad_input_is_one_line_and_writes_nothing(
+    settings, cli, tmp_path, args, message
+):
     page = tmp_path / "page.html"
     page.write_text("<html>x</html>")
     (tmp_path / "empty.html").write_bytes(b"")

@@ -28,7 +28,12 @@ def test_bundled_registry_loads_with_required_ids():
     assert len(sources) >= 20
     assert sources["cloudflare-workers-ai"].format == "cloudflare_models"
     assert sources["openrouter"].url == "https://openrouter.ai/api/v1/models"
-    assert {s.kind for s in sources.values()} == {"benchmark", "compilation", "claim", "platform_doc"}
+    assert {s.kind for s in sources.values()} == {
+        "benchmark",
+        "compilation",
+        "claim",
+        "platform_doc",
+    }
     assert {s.tier for s in sources.values()} == {"T1", "T2", "T3"}
 
 
@@ -68,7 +73,11 @@ def test_duplicate_id_names_the_second_entry(tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("", "no \\[\\[source\\]\\] entries"), ("[[source]\nid=", "cannot read"), ("source = 3", "no")],
+    [
+        ("", "no \\[\\[source\\]\\] entries"),
+        ("[[source]\nid=", "cannot read"),
+        ("source = 3", "no"),
+    ],
 )
 def test_unreadable_registry(tmp_path, text, message):
     with pytest.raises(RegistryError, match=message):

@@ -1,0 +1,198 @@
+"""Normalise and core layers: resolve every label, then load the core tables and mart views."""
+
+from collections.abc import Iterator
+
+import dagster as dg
+import pandera.errors as pa_errors
+
+from pipeline.assets.resources import SpeedbookResource
+from pipeline.assets.staged import staged_asset_key
+from pipeline.core import build_core
+from pipeline.extract import PARSERS
+from pipeline.marts import apply_marts
+from pipeline.normalise.entities import Resolver
+from pipeline.normalise.labels import LabelReport, resolve_labels
+from pipeline.outcomes import latest_outcomes
+from pipeline.raw import take_inventory
+from pipeline.reviewed import load_claims, load_platforms
+from pipeline.schema.core import CORE_TABLES
+from pipeline.snapshots import SnapshotStore, parse_utc
+from pipeline.warehouse import connect
+
+UNRESOLVED = dg.AssetKey("staged_unresolved_names")
+MART = dg.AssetKey("mart_views")
+
+
+def core_asset_key(table: str) -> dg.AssetKey:
+    return dg.AssetKey(f"core_{table}")
+
+
+def _labels(speedbook: SpeedbookResource) -> LabelReport:
+    with connect(speedbook.settings.database) as con:
+        return resolve_labels(con, Resolver.load(), load_platforms())
+
+
+@dg.asset(
+    key=UNRESOLVED,
+    group_name="staged",
+    deps=[staged_asset_key(f) for f in PARSERS],
+    kinds={"duckdb"},
+    description="Every name in staging that no reviewed alias resolves, with suggestions",
+    check_specs=[
+        dg.AssetCheckSpec(
+            "no_unresolved_names_in_figures",
+            asset=UNRESOLVED,
+            blocking=True,
+            description="every provider, model and platform name behind a figure resolves",
+        )
+    ],
+)
+def staged_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
+    report = _labels(speedbook)
+    unresolved = report.unresolved[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
+    yield dg.MaterializeResult(
+        metadata={
+            "labels": len(report.resolutions),
+            "unresolved": len(unresolved),
+            "blocking": len(report.blocking),
+            "report": dg.MetadataValue.md(unresolved.head(200).to_markdown(index=False) or "none"),
+        }
+    )
+    blocking = report.blocking
+    yield dg.AssetCheckResult(
+        check_name="no_unresolved_names_in_figures",
+        passed=blocking.empty,
+        description=(
+            "unresolved: "
+            + ", ".join(
+                f"{r.kind} {r.label!r} (suggestions {r.suggestions})" for r in blocking.itertuples()
+            )
+            if not blocking.empty
+            else "all names resolve"
+        ),
+        metadata={"blocking": dg.MetadataValue.md(blocking.to_markdown(index=False) or "none")},
+    )
+
+
+def _core_specs() -> list[dg.AssetSpec]:
+    return [
+        dg.AssetSpec(
+            core_asset_key(name),
+            group_name="core",
+            deps=[UNRESOLVED],
+            kinds={"duckdb"},
+            description=(model.__doc__ or "").strip().split("\n\n")[0],
+        )
+        for name, model in CORE_TABLES.items()
+    ]
+
+
+def _core_checks() -> list[dg.AssetCheckSpec]:
+    checks = [
+        dg.AssetCheckSpec(
+            "matches_schema",
+            asset=core_asset_key(name),
+            blocking=True,
+            description=f"core.{name} satisfies its Pandera model",
+        )
+        for name in CORE_TABLES
+    ]
+    checks.append(
+        dg.AssetCheckSpec(
+            "traceable_to_snapshot",
+            asset=core_asset_key("observations"),
+            blocking=True,
+            description="every observation names a stored snapshot, its http(s) URL, tier and date",
+        )
+    )
+    return checks
+
+
+TRACEABILITY = """
+SELECT count(*) FROM core.observations AS o
+LEFT JOIN core.snapshots AS s USING (snapshot_id)
+LEFT JOIN core.sources AS src ON src.source_id = o.source_id
+WHERE s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
+   OR o.tier IS NULL OR o.observed_at IS NULL
+"""
+
+
+@dg.multi_asset(name="core_tables", specs=_core_specs(), check_specs=_core_checks())
+def core_tables(
+    context: dg.AssetExecutionContext, speedbook: SpeedbookResource
+) -> Iterator[object]:
+    settings = speedbook.settings
+    sources = speedbook.sources()
+    store = SnapshotStore(settings.raw_dir)
+    inventory = take_inventory(store, sources, speedbook.as_of_time)
+    confirmed = {
+        source_id: parse_utc(record.at)
+        for source_id, record in latest_outcomes(settings.raw_dir).items()
+        if record.outcome in ("unchanged", "not_modified")
+    }
+    with connect(settings.database) as con:
+        counts = build_core(
+            con,
+            sources=sources,
+            snapshots=store.list(errors=[]),
+            confirmed=confirmed,
+            resolver=Resolver.load(),
+            labels=resolve_labels(con, Resolver.load(), load_platforms()),
+            claims=load_claims(),
+            platforms=load_platforms(),
+            as_of=speedbook.as_of_time,
+            data_date=inventory.data_date,
+            fingerprint="",
+        )
+        for name, count in counts.items():
+            yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata={"rows": count})
+        for name, model in CORE_TABLES.items():
+            frame = con.execute(f"SELECT * FROM core.{name}").df()
+            try:
+                model.validate(frame, lazy=True)
+                passed, meta = True, {"rows_checked": len(frame)}
+            except pa_errors.SchemaErrors as errors:
+                passed = False
+                meta = {
+                    "failures": dg.MetadataValue.md(errors.failure_cases.head(20).to_markdown())
+                }
+            yield dg.AssetCheckResult(
+                asset_key=core_asset_key(name),
+                check_name="matches_schema",
+                passed=passed,
+                metadata=meta,
+            )
+        untraceable = con.execute(TRACEABILITY).fetchone()[0]
+        yield dg.AssetCheckResult(
+            asset_key=core_asset_key("observations"),
+            check_name="traceable_to_snapshot",
+            passed=untraceable == 0,
+            metadata={"untraceable": untraceable},
+        )
+
+
+@dg.asset(
+    key=MART,
+    group_name="core",
+    deps=[core_asset_key(name) for name in CORE_TABLES],
+    kinds={"duckdb", "sql"},
+    description="The analyst-facing views of schema mart (sql/mart/*.sql)",
+    check_specs=[dg.AssetCheckSpec("one_headline_per_provider", asset=MART, blocking=True)],
+)
+def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
+    with connect(speedbook.settings.database) as con:
+        applied = apply_marts(con)
+        headlines = con.execute(
+            "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "
+            "FROM mart.provider_headline ORDER BY provider_id"
+        ).df()
+        duplicates = con.execute(
+            "SELECT count(*) - count(DISTINCT provider_id) FROM mart.provider_headline"
+        ).fetchone()[0]
+    yield dg.MaterializeResult(
+        metadata={
+            "views": ", ".join(applied),
+            "headlines": dg.MetadataValue.md(headlines.to_markdown(index=False)),
+        }
+    )
+    yield dg.AssetCheckResult(check_name="one_headline_per_provider", passed=duplicates == 0)

@@ -1,0 +1,140 @@
+"""Release layer: the three exports (each with a blocking JSON Schema check) and the release
+that publishes them as a new version when their content changed."""
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from pipeline.assets.core import MART
+from pipeline.assets.resources import SpeedbookResource
+from pipeline.progress import report
+from pipeline.release.contracts import EXPORT_FILES, problems
+from pipeline.release.exports import ReleaseInfo, build_exports
+from pipeline.release.jsonio import dumps
+from pipeline.release.publish import plan_release, publish
+from pipeline.release.queries import read_inputs
+from pipeline.warehouse import connect
+
+RELEASE = dg.AssetKey("out_release")
+PLACEHOLDER_VERSION = "0000.00.00"  # documents are re-rendered with the real version at release
+
+
+def export_asset_key(file_name: str) -> dg.AssetKey:
+    return dg.AssetKey(f"out_{file_name.removesuffix('.json')}")
+
+
+def pending_dir(warehouse: Path) -> Path:
+    return warehouse / "pending"
+
+
+def _write_pending(warehouse: Path, documents: dict[str, dict[str, Any]]) -> None:
+    target = pending_dir(warehouse)
+    staging = Path(tempfile.mkdtemp(prefix=".pending-", dir=warehouse))
+    for name, document in documents.items():
+        (staging / name).write_bytes(dumps(document))
+    if target.exists():
+        shutil.rmtree(target)
+    os.rename(staging, target)
+
+
+def _headline_markdown(document: dict[str, Any]) -> str:
+    lines = ["| provider | headline | tier | stale |", "|---|---|---|---|"]
+    for row in document["providers"]:
+        headline = row["headline"]
+        if headline:
+            lines.append(
+                f"| {row['name']} | {row['display']} | {headline['tier']} | {headline['stale']} |"
+            )
+    return "\n".join(lines)
+
+
+@dg.multi_asset(
+    name="out_exports",
+    specs=[
+        dg.AssetSpec(
+            export_asset_key(name),
+            group_name="release",
+            deps=[MART],
+            kinds={"json"},
+            description=f"{name}, built from mart",
+        )
+        for name in EXPORT_FILES
+    ],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "matches_json_schema",
+            asset=export_asset_key(name),
+            blocking=True,
+            description=f"{name} validates against schemas/{name.replace('.json', '.schema.json')}",
+        )
+        for name in EXPORT_FILES
+    ],
+)
+def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
+    settings = speedbook.settings
+    with connect(settings.database, read_only=False) as con:
+        inputs = read_inputs(con)
+    documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
+    _write_pending(settings.warehouse, documents)
+    for name, document in documents.items():
+        key = export_asset_key(name)
+        rows_key = {
+            "inference.json": "providers",
+            "model_platforms.json": "platforms",
+            "inference_catalog.json": "tasks",
+        }[name]
+        metadata: dict[str, Any] = {
+            "rows": len(document[rows_key]),
+            "snapshots_cited": len(document["snapshots"]),
+        }
+        if name == "inference.json":
+            metadata["headlines"] = dg.MetadataValue.md(_headline_markdown(document))
+        yield dg.MaterializeResult(asset_key=key, metadata=metadata)
+        found = problems(name, document)
+        yield dg.AssetCheckResult(
+            asset_key=key,
+            check_name="matches_json_schema",
+            passed=not found,
+            description="; ".join(found) if found else "valid",
+        )
+
+
+@dg.asset(
+    key=RELEASE,
+    group_name="release",
+    deps=[export_asset_key(name) for name in EXPORT_FILES],
+    kinds={"json"},
+    description="Publishes exports/<version>/ and switches exports/latest when content changed",
+)
+def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
+    settings = speedbook.settings
+    pending = pending_dir(settings.warehouse)
+    documents = {
+        name: json.loads((pending / name).read_text(encoding="utf-8")) for name in EXPORT_FILES
+    }
+    data_date = _data_date(settings)
+
+    def render(version: str) -> dict[str, dict[str, Any]]:
+        return {name: doc | {"version": version} for name, doc in documents.items()}
+
+    result = publish(settings.exports, plan_release(settings.exports, data_date, render))
+    report(result.message)
+    return dg.MaterializeResult(
+        metadata={
+            "version": result.version,
+            "published": result.published,
+            "path": str(result.path),
+            "message": result.message,
+        }
+    )
+
+
+def _data_date(settings) -> Any:  # noqa: ANN001
+    with connect(settings.database, read_only=False) as con:
+        return con.execute("SELECT data_date FROM core.build_state").fetchone()[0]

@@ -1,0 +1,142 @@
+"""Staged layer: one asset per format. Each extracts its sources' new snapshots into the
+warehouse's `staging` schema; a blocking check per frame re-validates, with the very Pandera model
+the parser used, the rows after their round trip through DuckDB."""
+
+from collections.abc import Iterator
+
+import dagster as dg
+import duckdb
+import pandera.errors as pa_errors
+
+from pipeline.assets.raw import raw_asset_key
+from pipeline.assets.resources import SpeedbookResource
+from pipeline.extract import PARSERS, Parser
+from pipeline.raw import take_inventory
+from pipeline.registry import Source
+from pipeline.schema.staged import FRAMES
+from pipeline.snapshots import SnapshotStore
+from pipeline.staging import extract
+from pipeline.warehouse import connect
+
+# Above this many rows a check re-validates only the rows this build added; older rows were
+# validated when they were staged.
+FULL_CHECK_ROWS = 200_000
+
+
+def staged_asset_key(format_name: str) -> dg.AssetKey:
+    return dg.AssetKey(f"staged_{format_name}")
+
+
+def _check_frame(
+    con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str], new_ids: list[str]
+) -> dg.AssetCheckResult:
+    model = FRAMES[frame]
+    total = con.execute(
+        f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))",
+        [snapshot_ids],
+    ).fetchone()[0]
+    scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
+    rows = con.execute(
+        f"SELECT * FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))", [scope]
+    ).df()
+    try:
+        model.validate(rows, lazy=True)
+    except pa_errors.SchemaErrors as errors:
+        cases = errors.failure_cases.head(20)
+        return dg.AssetCheckResult(
+            check_name=f"{frame}_matches_schema",
+            passed=False,
+            metadata={
+                "failures": len(errors.failure_cases),
+                "sample": dg.MetadataValue.md(cases.to_markdown()),
+            },
+        )
+    return dg.AssetCheckResult(
+        check_name=f"{frame}_matches_schema", passed=True, metadata={"rows_checked": len(rows)}
+    )
+
+
+def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
+    key = staged_asset_key(parser.format)
+
+    @dg.asset(
+        key=key,
+        group_name="staged",
+        deps=[raw_asset_key(source.id) for source in sources],
+        code_version=parser.version,
+        kinds={"pandas", "duckdb"},
+        description=f"{', '.join(parser.frames)} from every {parser.format} snapshot",
+        check_specs=[
+            dg.AssetCheckSpec(
+                f"{frame}_matches_schema",
+                asset=key,
+                blocking=True,
+                description=f"rows of staging.{frame} satisfy the {FRAMES[frame].__name__} model",
+            )
+            for frame in parser.frames
+        ],
+    )
+    def staged(context: dg.AssetExecutionContext, speedbook: SpeedbookResource) -> Iterator[object]:
+        settings = speedbook.settings
+        registry = {s.id: s for s in sources}
+        store = SnapshotStore(settings.raw_dir)
+        inventory = take_inventory(store, registry, speedbook.as_of_time)
+        pairs = [(meta, registry[meta.source_id]) for meta in inventory.snapshots]
+        with connect(settings.database) as con:
+            result = extract(con, store, pairs, label=f"staged_{parser.format}")
+            for problem in result.damaged:
+                context.log.warning(f"damaged snapshot, not used: {problem}")
+            if result.failed:
+                raise dg.Failure(
+                    description=f"{len(result.failed)} snapshot(s) could not be parsed: "
+                    + " | ".join(result.failed[:5]),
+                    metadata={
+                        "errors": dg.MetadataValue.md("\n".join(f"- {e}" for e in result.failed))
+                    },
+                )
+            ok_ids = [
+                row[0]
+                for row in con.execute(
+                    "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok' "
+                    "AND snapshot_id IN (SELECT unnest(?))",
+                    [[m.snapshot_id for m, _ in pairs]],
+                ).fetchall()
+            ]
+            counts = {
+                frame: con.execute(
+                    f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))",
+                    [ok_ids],
+                ).fetchone()[0]
+                for frame in parser.frames
+            }
+            preview = con.execute(
+                f"SELECT * FROM staging.{parser.frames[0]} WHERE snapshot_id IN (SELECT unnest(?)) "
+                "ORDER BY snapshot_id LIMIT 10",
+                [ok_ids],
+            ).df()
+            yield dg.MaterializeResult(
+                metadata={
+                    "snapshots": len(ok_ids),
+                    "extracted_now": result.extracted,
+                    "from_cache": result.cached,
+                    "damaged": len(result.damaged),
+                    **{f"rows_{frame}": count for frame, count in counts.items()},
+                    "latest_snapshot": max(
+                        (m.snapshot_id for m, _ in pairs), key=lambda s: s.split("/")[1], default=""
+                    ),
+                    "preview": dg.MetadataValue.md(preview.to_markdown(index=False)),
+                }
+            )
+            for frame in parser.frames:
+                yield _check_frame(con, frame, ok_ids, result.new_snapshot_ids)
+
+    return staged
+
+
+def build_staged_assets(sources: dict[str, Source]) -> list[dg.AssetsDefinition]:
+    assets = []
+    for parser in PARSERS.values():
+        chosen = [s for s in sources.values() if s.format == parser.format]
+        if chosen:
+            assets.append(_staged_asset(parser, chosen))
+    return assets

@@ -1,0 +1,223 @@
+"""Load the core tables: one transaction per build, from staging plus the reviewed metadata.
+
+Python loads what comes from files (registry, snapshots, entities, reviewed claims and
+platforms, label resolutions); the SQL in `sql/core/` derives the rest (endpoints, observations,
+claims, catalogue entries). Every core table is rebuilt from staging, which keeps every extracted
+snapshot, so no build ever loses a past observation and the same inputs give the same tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from pipeline.normalise.entities import Resolver
+from pipeline.normalise.labels import LabelReport
+from pipeline.normalise.numbers import parse_count_statement, parse_figure
+from pipeline.registry import Source
+from pipeline.reviewed import Claim, Platform
+from pipeline.schema.core import CORE_TABLES
+from pipeline.schema.ddl import comments, create_table
+from pipeline.settings import SQL_DIR
+from pipeline.snapshots import SnapshotMeta
+
+BUILD_STATE_DDL = """
+CREATE TABLE IF NOT EXISTS core.build_state (
+    as_of TIMESTAMPTZ,          -- the --as-of bound, null for "every snapshot"
+    data_date TIMESTAMPTZ,      -- newest snapshot retrieval the build used
+    fingerprint VARCHAR         -- hash of everything the build read
+)
+"""
+
+
+class CoreBuildError(RuntimeError):
+    """The core tables cannot be built from what staging holds."""
+
+
+def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS core")
+    for name, model in CORE_TABLES.items():
+        con.execute(create_table(model, f"core.{name}"))
+        for statement in comments(model, f"core.{name}"):
+            con.execute(statement)
+    con.execute(BUILD_STATE_DDL)
+
+
+def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
+    con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM incoming")
+    con.unregister("incoming")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    model = CORE_TABLES[table.split(".")[-1]]
+    frame = model.validate(frame, lazy=True)
+    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+    con.unregister("incoming")
+
+
+def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "source_id": s.id,
+                "kind": s.kind,
+                "publisher": s.publisher,
+                "title": s.title or None,
+                "url": s.url,
+                "tier": s.tier,
+                "format": s.format,
+                "cadence": s.cadence,
+                "max_age_days": s.max_age.days,
+                "confirmed_at": pd.Timestamp(confirmed[s.id]) if s.id in confirmed else pd.NaT,
+            }
+            for s in sources.values()
+        ]
+    )
+
+
+def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "snapshot_id": m.snapshot_id,
+                "source_id": m.source_id,
+                "url": m.url,
+                "retrieved_at": pd.Timestamp(m.retrieved_at),
+                "sha256": m.sha256,
+                "size_bytes": m.size,
+                "content_type": m.content_type,
+                "obtained_by": m.obtained_by,
+                "note": m.note or None,
+            }
+            for m in snapshots
+        ],
+        columns=list(CORE_TABLES["snapshots"].to_schema().columns),
+    )
+
+
+def _entity_frames(resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
+    providers = pd.DataFrame(
+        [
+            {
+                "provider_id": p.provider_id,
+                "name": p.name,
+                "country": p.country or None,
+                "type": p.type,
+                "website": p.website or None,
+            }
+            for p in resolver.providers.values()
+        ]
+    )
+    models = pd.DataFrame(
+        [
+            {"model_id": m.model_id, "name": m.name, "creator": m.creator or None}
+            for m in resolver.models.values()
+        ]
+    )
+    return providers, models
+
+
+def _claims_frame(claims: tuple[Claim, ...], resolver: Resolver) -> pd.DataFrame:
+    rows = []
+    for claim in claims:
+        if claim.provider not in resolver.providers or claim.model not in resolver.models:
+            raise CoreBuildError(
+                f"claims.toml: claim {claim.id!r} names an unknown provider or model "
+                f"({claim.provider!r}, {claim.model!r})"
+            )
+        figure = parse_figure(claim.figure)
+        row = asdict(claim)
+        del row["evidence"]
+        row |= {
+            "claim_id": row.pop("id"),
+            "provider_id": row.pop("provider"),
+            "model_id": row.pop("model"),
+            "figure_text": row.pop("figure"),
+            "value": figure.value,
+            "qualifier": figure.qualifier,
+        }
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _platform_frames(platforms: tuple[Platform, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rows, mapping = [], []
+    for platform in platforms:
+        primary, _others = parse_count_statement(platform.stated_count)
+        rows.append(
+            {
+                "platform_id": platform.id,
+                "name": platform.name,
+                "owner": platform.owner,
+                "kind": platform.kind,
+                "stated_count": platform.stated_count,
+                "stated_count_value": primary.value if primary else None,
+                "stated_count_qualifier": primary.qualifier if primary else None,
+                "notable": " · ".join(platform.notable) or None,
+                "doc_source_id": platform.doc_source,
+                "catalogue_scope": platform.catalogue_scope or None,
+            }
+        )
+        mapping += [
+            {"source_id": s, "platform_id": platform.id} for s in platform.catalogue_sources
+        ]
+    return pd.DataFrame(rows), pd.DataFrame(mapping, columns=["source_id", "platform_id"])
+
+
+def build_core(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    sources: dict[str, Source],
+    snapshots: list[SnapshotMeta],
+    confirmed: dict[str, datetime],
+    resolver: Resolver,
+    labels: LabelReport,
+    claims: tuple[Claim, ...],
+    platforms: tuple[Platform, ...],
+    as_of: datetime | None,
+    data_date: datetime | None,
+    fingerprint: str,
+) -> dict[str, int]:
+    """Rebuild every core table in one transaction; return row counts. Nothing is committed if
+    any step fails, so the warehouse keeps the previous build."""
+    blocking = labels.blocking
+    if len(blocking):
+        names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
+        raise CoreBuildError(f"unresolved names in figures: {names}")
+    ensure_core(con)
+    providers, models = _entity_frames(resolver)
+    platform_rows, platform_sources = _platform_frames(platforms)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for name in CORE_TABLES:
+            con.execute(f"DELETE FROM core.{name}")
+        _insert(con, "core.sources", _sources_frame(sources, confirmed))
+        _insert(con, "core.snapshots", _snapshots_frame(snapshots))
+        _insert(con, "core.providers", providers)
+        _insert(con, "core.models", models)
+        _insert(con, "core.platforms", platform_rows)
+        _replace(con, "staging.label_resolution", labels.resolutions)
+        _replace(con, "staging.reviewed_claims", _claims_frame(claims, resolver))
+        _replace(con, "staging.platform_sources", platform_sources)
+        for path in sorted((SQL_DIR / "core").glob("*.sql")):
+            con.execute(path.read_text(encoding="utf-8"))
+        con.execute("DELETE FROM core.build_state")
+        con.execute(
+            "INSERT INTO core.build_state VALUES (?, ?, ?)",
+            [as_of, data_date, fingerprint],
+        )
+        counts = {
+            name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
+            for name in CORE_TABLES
+        }
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return counts

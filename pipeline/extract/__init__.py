@@ -1,0 +1,31 @@
+"""One parser per format. Each is a plain function from a snapshot to validated staged frames."""
+
+from __future__ import annotations
+
+from pipeline.extract import (
+    artificial_analysis,
+    claim_page,
+    cloudflare,
+    compilation,
+    llmperf,
+    mslearn,
+    openrouter,
+    platform_doc,
+)
+from pipeline.extract.base import ExtractError, Parser, SnapshotInput
+
+PARSERS: dict[str, Parser] = {
+    module.PARSER.format: module.PARSER
+    for module in (
+        artificial_analysis,
+        compilation,
+        llmperf,
+        claim_page,
+        cloudflare,
+        openrouter,
+        platform_doc,
+        mslearn,
+    )
+}
+
+__all__ = ["PARSERS", "ExtractError", "Parser", "SnapshotInput"]

@@ -1,0 +1,120 @@
+"""Cloudflare Workers AI catalogue: the /ai/models/search response, or one model object as the
+docs repository stores it (src/content/workers-ai-models/<slug>.json)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.jsondoc import load_json
+from pipeline.text import clean_text
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
+    if isinstance(document, dict) and "result" in document:
+        if document.get("success") is False:
+            raise snapshot.fail(f"the API answered success=false: {document.get('errors')!r}")
+        if not isinstance(document["result"], list):
+            raise snapshot.fail("expected 'result' to be a list of model objects")
+        return document["result"]
+    if isinstance(document, dict) and "name" in document and "task" in document:
+        return [document]
+    raise snapshot.fail("expected {'success': true, 'result': [model, ...]} or one model object")
+
+
+def _flag(snapshot: SnapshotInput, name: str, key: str, value: Any) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().casefold() in ("true", "false"):
+        return value.strip().casefold() == "true"
+    raise snapshot.fail(f"model {name!r}: property {key!r} is not a boolean: {value!r}")
+
+
+def _int(snapshot: SnapshotInput, name: str, key: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise snapshot.fail(f"model {name!r}: property {key!r} is not a number: {value!r}")
+    try:
+        number = int(str(value).replace(",", "").strip())
+    except ValueError:
+        raise snapshot.fail(
+            f"model {name!r}: property {key!r} is not a number: {value!r}"
+        ) from None
+    if number <= 0:
+        raise snapshot.fail(f"model {name!r}: property {key!r} must be positive, got {value!r}")
+    return number
+
+
+def _prices(value: Any) -> tuple[float | None, float | None]:
+    """USD per million input and output tokens, when the price list states them."""
+    found: dict[str, float] = {}
+    for item in value if isinstance(value, list) else []:
+        if not isinstance(item, dict) or item.get("currency", "USD") != "USD":
+            continue
+        unit = str(item.get("unit", "")).casefold()
+        price = item.get("price")
+        if isinstance(price, int | float) and not isinstance(price, bool) and "per m" in unit:
+            found["input" if "input" in unit else "output" if "output" in unit else "?"] = float(
+                price
+            )
+    return found.get("input"), found.get("output")
+
+
+def parse(snapshot: SnapshotInput) -> Frames:
+    rows = []
+    for index, model in enumerate(_models(snapshot, load_json(snapshot)), start=1):
+        if not isinstance(model, dict) or not isinstance(model.get("name"), str):
+            raise snapshot.fail(f"model #{index}: expected an object with a string 'name'")
+        full_name = clean_text(model["name"])
+        if not full_name:
+            raise snapshot.fail(f"model #{index}: empty name")
+        task = model.get("task")
+        task_name = (
+            clean_text(task["name"])
+            if isinstance(task, dict) and isinstance(task.get("name"), str)
+            else None
+        )
+        properties: dict[str, Any] = {}
+        for item in model.get("properties") or []:
+            if isinstance(item, dict) and isinstance(item.get("property_id"), str):
+                properties[item["property_id"]] = item.get("value")
+        parts = full_name.split("/")
+        deprecation = properties.get("planned_deprecation_date")
+        if deprecation is not None and not (
+            isinstance(deprecation, str) and _DATE.match(deprecation)
+        ):
+            raise snapshot.fail(
+                f"model {full_name!r}: planned_deprecation_date {deprecation!r} is not a date"
+            )
+        price_in, price_out = _prices(properties.get("price"))
+        rows.append(
+            {
+                "platform_model_id": full_name,
+                "name": parts[-1],
+                "publisher": parts[-2] if len(parts) >= 3 else None,
+                "task": task_name,
+                "function_calling": _flag(
+                    snapshot, full_name, "function_calling", properties.get("function_calling")
+                ),
+                "beta": _flag(snapshot, full_name, "beta", properties.get("beta")),
+                "lora": _flag(snapshot, full_name, "lora", properties.get("lora")),
+                "context_window": _int(
+                    snapshot, full_name, "context_window", properties.get("context_window")
+                ),
+                "price_input_usd_per_mtok": price_in,
+                "price_output_usd_per_mtok": price_out,
+                "planned_deprecation": deprecation[:10] if deprecation else None,
+            }
+        )
+    if not rows:
+        raise snapshot.fail("the catalogue lists no models")
+    return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
+
+
+PARSER = Parser("cloudflare_models", "1", ("catalogue_entries",), parse)

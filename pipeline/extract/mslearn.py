@@ -1,0 +1,100 @@
+"""Microsoft Learn source markdown: per-publisher model tables ("## <Publisher> models sold
+directly by Azure"), each duplicated inside `::: moniker range` blocks for the two portals."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.text import clean_text
+
+_SECTION = re.compile(
+    r"^##\s+(?P<publisher>.+?)\s+models\s+sold\s+directly\s+by\s+Azure\s*$", re.IGNORECASE
+)
+_HEADING = re.compile(r"^#{1,2}\s")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_CODE = re.compile(r"`([^`]*)`")
+_TOOLS = re.compile(r"Tool calling:\**\s*(Yes|No)\b", re.IGNORECASE)
+_BOLD = re.compile(r"\*\*([^*]+)\*\*")
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _plain(markdown: str) -> str:
+    text = _LINK.sub(r"\1", markdown)
+    text = _CODE.sub(r"\1", text)
+    text = text.replace("**", "").replace("*", "")
+    return clean_text(re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE))
+
+
+def _task(cell: str) -> str | None:
+    bold = _BOLD.search(cell)
+    first = bold.group(1) if bold else re.split(r"<br\s*/?>", cell, maxsplit=1)[0]
+    return _plain(first) or None
+
+
+def parse(snapshot: SnapshotInput) -> Frames:
+    lines = snapshot.text().splitlines()
+    publisher: str | None = None
+    header: list[str] | None = None
+    rows: dict[str, dict[str, Any]] = {}
+    tables_seen = 0
+    for number, line in enumerate(lines, start=1):
+        section = _SECTION.match(line)
+        if section:
+            publisher, header = clean_text(section.group("publisher")), None
+            continue
+        if _HEADING.match(line):
+            publisher, header = None, None
+            continue
+        if not line.lstrip().startswith("|"):
+            header = None
+            continue
+        cells = _cells(line)
+        if header is None:
+            keys = [_plain(c).casefold() for c in cells]
+            if publisher and keys and keys[0] == "model" and any("capabilities" in k for k in keys):
+                header, tables_seen = keys, tables_seen + 1
+            continue
+        if all(set(c) <= set("-: ") for c in cells):
+            continue  # the |---|---| separator
+        if len(cells) != len(header):
+            raise snapshot.fail(
+                f"line {number}: {len(cells)} cells, the table header has {len(header)}"
+            )
+        record = dict(zip(header, cells, strict=True))
+        model_id = _plain(record["model"])
+        if not model_id:
+            raise snapshot.fail(f"line {number}: empty model cell")
+        type_key = next(k for k in header if k.startswith("type"))
+        tools = _TOOLS.search(next(v for k, v in record.items() if "capabilities" in k))
+        rows.setdefault(
+            model_id,
+            {
+                "platform_model_id": model_id,
+                "name": model_id,
+                "publisher": publisher,
+                "task": _task(record[type_key]),
+                "function_calling": None if tools is None else tools.group(1).casefold() == "yes",
+                "beta": None,
+                "lora": None,
+                "context_window": None,
+                "price_input_usd_per_mtok": None,
+                "price_output_usd_per_mtok": None,
+                "planned_deprecation": None,
+            },
+        )
+    if tables_seen == 0:
+        raise snapshot.fail(
+            "expected tables with headers 'Model | Type | Capabilities ...' under "
+            "'## <Publisher> models sold directly by Azure' headings; found none"
+        )
+    if not rows:
+        raise snapshot.fail("the model tables have no rows")
+    return {"catalogue_entries": validated("catalogue_entries", snapshot, list(rows.values()))}
+
+
+PARSER = Parser("mslearn_model_tables", "1", ("catalogue_entries",), parse)

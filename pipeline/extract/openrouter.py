@@ -1,0 +1,85 @@
+"""OpenRouter's model list (GET /api/v1/models): {"data": [model, ...]}."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.jsondoc import load_json
+from pipeline.text import clean_text
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+PER_MILLION = 1_000_000
+
+
+def _price(
+    snapshot: SnapshotInput, model_id: str, pricing: dict[str, Any], key: str
+) -> float | None:
+    """USD per token as a string; '-1' marks variable pricing (router models): no price."""
+    value = pricing.get(key)
+    if value is None:
+        return None
+    try:
+        per_token = float(value)
+    except (TypeError, ValueError):
+        raise snapshot.fail(
+            f"model {model_id!r}: pricing.{key} is not a number: {value!r}"
+        ) from None
+    if per_token < 0:
+        return None
+    if per_token != per_token or per_token == float("inf"):
+        raise snapshot.fail(f"model {model_id!r}: pricing.{key} is not finite: {value!r}")
+    return round(per_token * PER_MILLION, 6)
+
+
+def parse(snapshot: SnapshotInput) -> Frames:
+    document = load_json(snapshot)
+    if not isinstance(document, dict) or not isinstance(document.get("data"), list):
+        raise snapshot.fail("expected {'data': [model, ...]} (OpenRouter GET /api/v1/models)")
+    rows = []
+    for index, model in enumerate(document["data"], start=1):
+        if not isinstance(model, dict) or not isinstance(model.get("id"), str):
+            raise snapshot.fail(f"model #{index}: expected an object with a string 'id'")
+        model_id = clean_text(model["id"])
+        if not model_id:
+            raise snapshot.fail(f"model #{index}: empty id")
+        name = model.get("name")
+        architecture = (
+            model.get("architecture") if isinstance(model.get("architecture"), dict) else {}
+        )
+        pricing = model.get("pricing") if isinstance(model.get("pricing"), dict) else {}
+        parameters = model.get("supported_parameters")
+        context = model.get("context_length")
+        expiry = model.get("expiration_date")
+        rows.append(
+            {
+                "platform_model_id": model_id,
+                "name": clean_text(name)
+                if isinstance(name, str) and clean_text(name)
+                else model_id,
+                "publisher": model_id.split("/")[0] if "/" in model_id else None,
+                "task": clean_text(architecture["modality"])
+                if isinstance(architecture.get("modality"), str)
+                else None,
+                "function_calling": ("tools" in parameters)
+                if isinstance(parameters, list)
+                else None,
+                "beta": None,
+                "lora": None,
+                "context_window": context
+                if isinstance(context, int) and not isinstance(context, bool) and context > 0
+                else None,
+                "price_input_usd_per_mtok": _price(snapshot, model_id, pricing, "prompt"),
+                "price_output_usd_per_mtok": _price(snapshot, model_id, pricing, "completion"),
+                "planned_deprecation": expiry[:10]
+                if isinstance(expiry, str) and _DATE.match(expiry)
+                else None,
+            }
+        )
+    if not rows:
+        raise snapshot.fail("the model list is empty")
+    return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
+
+
+PARSER = Parser("openrouter_models", "1", ("catalogue_entries",), parse)

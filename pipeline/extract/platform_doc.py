@@ -1,0 +1,45 @@
+"""A platform's own documentation page, read through the reviewed platforms file: the stated
+model count and each notable family must appear in the page, or the page changed."""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.evidence import normalise_for_match
+from pipeline.reviewed import file_digest, load_platforms
+from pipeline.settings import METADATA_DIR
+from pipeline.text import page_text
+
+
+def parse(snapshot: SnapshotInput) -> Frames:
+    platforms = [p for p in load_platforms() if p.doc_source == snapshot.source.id]
+    if not platforms:
+        raise snapshot.fail(
+            "no platform in pipeline/metadata/platforms.toml names this source as its doc_source"
+        )
+    text = normalise_for_match(page_text(snapshot.text()))
+    rows = []
+    for platform in platforms:
+        for statement in (platform.stated_count, *platform.notable):
+            if not re.search(re.escape(normalise_for_match(statement)), text, re.IGNORECASE):
+                raise snapshot.fail(
+                    f"platform {platform.id!r}: the page no longer states {statement!r} "
+                    "(update pipeline/metadata/platforms.toml after review)"
+                )
+        rows.append(
+            {
+                "platform_id": platform.id,
+                "stated_count": platform.stated_count,
+                "notable": " · ".join(platform.notable) or None,
+            }
+        )
+    return {"platform_statements": validated("platform_statements", snapshot, rows)}
+
+
+PARSER = Parser(
+    "platform_doc",
+    f"1+platforms.{file_digest(METADATA_DIR / 'platforms.toml')}",
+    ("platform_statements",),
+    parse,
+)

@@ -1,0 +1,1 @@
+"""The release layer: exports built from `mart`, validated, and published as versions."""

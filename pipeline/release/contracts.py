@@ -1,0 +1,65 @@
+"""The exports' contracts: one JSON Schema (draft 2020-12) per export in `schemas/`."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from pipeline.settings import SCHEMAS_DIR
+
+EXPORT_FILES = ("inference.json", "model_platforms.json", "inference_catalog.json")
+
+
+class ContractError(ValueError):
+    """An export does not match its schema; the message carries the validator's findings."""
+
+
+def schema_path(export_file: str) -> Path:
+    return SCHEMAS_DIR / export_file.replace(".json", ".schema.json")
+
+
+@cache
+def validator(export_file: str) -> Draft202012Validator:
+    schema = json.loads(schema_path(export_file).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def problems(export_file: str, document: Any, limit: int = 10) -> list[str]:
+    """Every way the document breaks its schema (at most `limit`), as 'path: message'."""
+    errors = sorted(validator(export_file).iter_errors(document), key=lambda e: list(e.path))
+    found = []
+    for error in errors[:limit]:
+        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        found.append(f"{export_file} at {where}: {error.message}")
+    return found
+
+
+def check(export_file: str, document: Any) -> None:
+    found = problems(export_file, document)
+    if found:
+        raise ContractError("; ".join(found))
+
+
+def validate_directory(directory: Path) -> dict[str, list[str]]:
+    """Validate every export found in a folder: {file: problems}; a missing file is a problem."""
+    report: dict[str, list[str]] = {}
+    for name in EXPORT_FILES:
+        path = directory / name
+        if not path.is_file():
+            report[name] = [f"{name}: missing from {directory}"]
+            continue
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            report[name] = [f"{name}: not valid JSON: {error}"]
+            continue
+        except RecursionError:
+            report[name] = [f"{name}: JSON nested too deeply"]
+            continue
+        report[name] = problems(name, document)
+    return report

@@ -1,0 +1,49 @@
+"""datapackage.json (Frictionless Data Package): each export with its size, sha256, schema and
+the sources it cites."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pipeline.release.contracts import schema_path
+from pipeline.release.exports import DATASET, LICENSE
+
+DESCRIPTIONS = {
+    "inference.json": "One row per provider with figures: headline, context, live figures, claims.",
+    "model_platforms.json": "One row per model-access platform: stated and listed model counts.",
+    "inference_catalog.json": "The edge inference catalogue, by task.",
+}
+
+
+def build_datapackage(
+    files: dict[str, bytes], documents: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    resources = []
+    for name in sorted(files):
+        document = documents[name]
+        sources = sorted({s["source"] for s in document.get("snapshots", [])})
+        resources.append(
+            {
+                "name": name.removesuffix(".json"),
+                "path": name,
+                "format": "json",
+                "mediatype": "application/json",
+                "encoding": "utf-8",
+                "bytes": len(files[name]),
+                "hash": "sha256:" + hashlib.sha256(files[name]).hexdigest(),
+                "description": DESCRIPTIONS.get(name, ""),
+                "schema": f"schemas/{schema_path(name).name}",
+                "sources": [{"title": source} for source in sources],
+            }
+        )
+    first = documents[sorted(documents)[0]]
+    return {
+        "profile": "data-package",
+        "name": DATASET,
+        "title": "Speedbook: LLM inference speed and model access",
+        "version": first["version"],
+        "licenses": [{"name": LICENSE, "path": "https://creativecommons.org/licenses/by/4.0/"}],
+        "data_date": first["data_date"],
+        "resources": resources,
+    }

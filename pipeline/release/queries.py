@@ -1,0 +1,127 @@
+"""Read what the exports need out of the warehouse, as plain records (lists of dicts).
+
+Every query orders its rows fully, so the exports built from them are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+Record = dict[str, Any]
+
+
+def _records(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None
+) -> list[Record]:
+    cursor = con.execute(sql, params or [])
+    names = [d[0] for d in cursor.description]
+    return [
+        {name: _plain(value) for name, value in zip(names, row, strict=True)}
+        for row in cursor.fetchall()
+    ]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class ExportInputs:
+    """Everything the three exports are built from, read in one pass."""
+
+    as_of: datetime | None
+    data_date: datetime
+    providers: list[Record]
+    models: list[Record]
+    sources: list[Record]
+    snapshots: list[Record]
+    headlines: list[Record]
+    context: list[Record]
+    live_figures: list[Record]
+    claims: list[Record]
+    claim_sources: list[Record]
+    platforms: list[Record]
+    platform_statements: list[Record]
+    platform_models: list[Record]
+
+
+def read_inputs(con: duckdb.DuckDBPyConnection) -> ExportInputs:
+    state = con.execute("SELECT as_of, data_date FROM core.build_state").fetchone()
+    if state is None or state[1] is None:
+        raise LookupError("the warehouse has no completed core build (core.build_state is empty)")
+    return ExportInputs(
+        as_of=state[0],
+        data_date=state[1],
+        providers=_records(con, "SELECT * FROM core.providers ORDER BY provider_id"),
+        models=_records(con, "SELECT * FROM core.models ORDER BY model_id"),
+        sources=_records(con, "SELECT * FROM core.sources ORDER BY source_id"),
+        snapshots=_records(con, "SELECT * FROM core.snapshots ORDER BY snapshot_id"),
+        headlines=_records(con, "SELECT * FROM mart.provider_headline ORDER BY provider_id"),
+        context=_records(
+            con, "SELECT * FROM mart.headline_context ORDER BY provider_id, row_number, figure_text"
+        ),
+        live_figures=_records(
+            con,
+            """
+            SELECT * FROM mart.current_figures
+            WHERE scope = 'live_median'
+            ORDER BY provider_id, model_id, endpoint_id, metric
+            """,
+        ),
+        claims=_records(
+            con,
+            """
+            SELECT c.* FROM core.claims AS c
+            WHERE c.claim_id IN (
+                SELECT claim_id FROM core.claim_evidence, core.build_state AS b
+                WHERE b.as_of IS NULL OR retrieved_at <= b.as_of
+            )
+            ORDER BY c.provider_id, c.model_id, c.claim_id
+            """,
+        ),
+        claim_sources=_records(
+            con,
+            """
+            SELECT e.claim_id, e.source_id, e.tier, max(e.retrieved_at) AS retrieved_at,
+                   arg_max(e.snapshot_id, e.retrieved_at) AS snapshot_id
+            FROM core.claim_evidence AS e, core.build_state AS b
+            WHERE b.as_of IS NULL OR e.retrieved_at <= b.as_of
+            GROUP BY ALL
+            ORDER BY e.claim_id, e.tier, e.source_id
+            """,
+        ),
+        platforms=_records(con, "SELECT * FROM core.platforms ORDER BY platform_id"),
+        platform_statements=_records(
+            con,
+            """
+            SELECT p.platform_id, s.snapshot_id, s.source_id, s.retrieved_at
+            FROM core.platforms AS p
+            JOIN core.snapshots AS s ON s.source_id = p.doc_source_id, core.build_state AS b
+            WHERE b.as_of IS NULL OR s.retrieved_at <= b.as_of
+            QUALIFY row_number() OVER (PARTITION BY p.platform_id ORDER BY s.retrieved_at DESC) = 1
+            ORDER BY p.platform_id
+            """,
+        ),
+        platform_models=_records(
+            con,
+            """
+            WITH latest AS (
+                SELECT source_id, max(retrieved_at) AS retrieved_at
+                FROM core.snapshots, core.build_state AS b
+                WHERE b.as_of IS NULL OR retrieved_at <= b.as_of
+                GROUP BY source_id
+            )
+            SELECT m.* FROM core.platform_models AS m
+            JOIN core.snapshots AS s USING (snapshot_id)
+            JOIN latest AS l ON l.source_id = s.source_id AND l.retrieved_at = s.retrieved_at
+            ORDER BY m.platform_id, m.platform_model_id
+            """,
+        ),
+    )

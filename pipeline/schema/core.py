@@ -1,0 +1,242 @@
+"""Core tables of the warehouse (schema `core`). Each model documents its table: descriptions and
+units become DuckDB column comments, and the same models validate what gets loaded."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandera.pandas as pa
+from pandera.typing import Series
+
+from pipeline.schema.staged import UtcTimestamp
+from pipeline.schema.vocabulary import (
+    METRICS,
+    PLATFORM_KINDS,
+    PRECISIONS,
+    PROVIDER_TYPES,
+    QUALIFIERS,
+    REASONING_EFFORTS,
+    SCOPES,
+    SERVICE_TIERS,
+    TIERS,
+)
+
+
+class CoreTable(pa.DataFrameModel):
+    class Config:
+        strict = True
+        coerce = True
+
+
+class Sources(CoreTable):
+    """Every registered source with its tier and cadence, as of the build."""
+
+    source_id: Series[str] = pa.Field(unique=True, description="registry id")
+    kind: Series[str] = pa.Field(isin=["benchmark", "compilation", "claim", "platform_doc"])
+    publisher: Series[str]
+    title: Series[str] = pa.Field(nullable=True)
+    url: Series[str] = pa.Field(str_startswith="http", description="http(s) address")
+    tier: Series[str] = pa.Field(isin=list(TIERS), description="T1, T2 or T3 (see README)")
+    format: Series[str] = pa.Field(description="parser that reads it")
+    cadence: Series[str] = pa.Field(description="how often it should be refreshed")
+    max_age_days: Series[int] = pa.Field(
+        gt=0, metadata={"unit": "days"}, description="a figure older than this is stale"
+    )
+    confirmed_at: Series[UtcTimestamp] = pa.Field(
+        nullable=True,
+        description="latest time the source's newest snapshot was retrieved or re-confirmed "
+        "unchanged by a fetch",
+    )
+
+
+class Snapshots(CoreTable):
+    """Every raw snapshot the warehouse has read: the provenance of every figure."""
+
+    snapshot_id: Series[str] = pa.Field(unique=True, description="<source_id>/<file>")
+    source_id: Series[str]
+    url: Series[str] = pa.Field(str_startswith="http")
+    retrieved_at: Series[UtcTimestamp] = pa.Field(description="when the bytes were obtained")
+    sha256: Series[str] = pa.Field(str_length={"min_value": 64, "max_value": 64})
+    size_bytes: Series[int] = pa.Field(gt=0, metadata={"unit": "bytes"})
+    content_type: Series[str]
+    obtained_by: Series[str] = pa.Field(isin=["bundled", "fetched", "manual"])
+    note: Series[str] = pa.Field(nullable=True, description="provenance note")
+
+
+class Providers(CoreTable):
+    """Inference providers, clouds and hardware vendors (reviewed: providers.csv)."""
+
+    provider_id: Series[str] = pa.Field(unique=True)
+    name: Series[str]
+    country: Series[str] = pa.Field(
+        nullable=True, description="ISO 3166 alpha-2, where a source states it"
+    )
+    type: Series[str] = pa.Field(isin=list(PROVIDER_TYPES))
+    website: Series[str] = pa.Field(nullable=True)
+
+
+class Models(CoreTable):
+    """Canonical models (reviewed: models.csv)."""
+
+    model_id: Series[str] = pa.Field(unique=True)
+    name: Series[str] = pa.Field(description="display name")
+    creator: Series[str] = pa.Field(nullable=True)
+
+
+class Endpoints(CoreTable):
+    """Provider x model x variant: the key of every speed figure."""
+
+    endpoint_id: Series[str] = pa.Field(
+        unique=True, description="provider/model/precision/service_tier/reasoning_effort"
+    )
+    provider_id: Series[str]
+    model_id: Series[str]
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS))
+    service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
+    reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+
+
+class Observations(CoreTable):
+    """One figure from one snapshot. Every snapshot's observations stay here (history); the mart
+    views pick the current ones."""
+
+    observation_id: Series[str] = pa.Field(unique=True, description="stable hash of its origin")
+    endpoint_id: Series[str]
+    provider_id: Series[str]
+    model_id: Series[str]
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS))
+    service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
+    reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    metric: Series[str] = pa.Field(isin=list(METRICS))
+    scope: Series[str] = pa.Field(
+        isin=list(SCOPES),
+        description="live_median, peak_per_user or aggregate: never compared across",
+    )
+    value: Series[float] = pa.Field(nullable=True, ge=0, description="the figure; null for a range")
+    low: Series[float] = pa.Field(nullable=True, ge=0, description="range low end")
+    high: Series[float] = pa.Field(nullable=True, ge=0, description="range high end")
+    qualifier: Series[str] = pa.Field(
+        isin=list(QUALIFIERS),
+        nullable=True,
+        description="approx, at_least, up_to, range; null when exact",
+    )
+    unit: Series[str] = pa.Field(isin=["tokens/s", "s", "USD per 1M tokens"])
+    observed_at: Series[UtcTimestamp] = pa.Field(description="when the figure was observed")
+    retrieved_at: Series[UtcTimestamp] = pa.Field(description="when its snapshot was retrieved")
+    snapshot_id: Series[str]
+    source_id: Series[str]
+    tier: Series[str] = pa.Field(isin=list(TIERS))
+    origin: Series[str] = pa.Field(description="staged frame it came from")
+    role: Series[str] = pa.Field(
+        isin=["measured", "headline", "context", "row", "claim"],
+        description="how the source presents it: a benchmark measurement, a compilation's "
+        "headline, context or table row, or a record claim",
+    )
+    quote: Series[str] = pa.Field(description="the figure as the source wrote it")
+    workload: Series[str] = pa.Field(nullable=True, description="benchmark workload, JSON")
+
+
+class ContextFigures(CoreTable):
+    """Figures a compilation gives beside a provider's headline that are not about one model
+    (a model class, a range across models)."""
+
+    provider_id: Series[str]
+    figure_text: Series[str] = pa.Field(description="as written, e.g. '≈800 t/s on 8B-class'")
+    value: Series[float] = pa.Field(nullable=True)
+    low: Series[float] = pa.Field(nullable=True)
+    high: Series[float] = pa.Field(nullable=True)
+    qualifier: Series[str] = pa.Field(isin=list(QUALIFIERS), nullable=True)
+    applies_to: Series[str] = pa.Field(nullable=True, description="model class or scope")
+    model_id: Series[str] = pa.Field(nullable=True, description="model, when the figure names one")
+    observed_at: Series[UtcTimestamp]
+    snapshot_id: Series[str]
+    source_id: Series[str]
+    tier: Series[str] = pa.Field(isin=list(TIERS))
+    row_number: Series[int] = pa.Field(description="row of the compilation's table")
+
+
+class Claims(CoreTable):
+    """Reviewed record claims (claims.toml) with their qualifiers."""
+
+    claim_id: Series[str] = pa.Field(unique=True)
+    provider_id: Series[str]
+    model_id: Series[str]
+    endpoint_id: Series[str]
+    hardware: Series[str] = pa.Field(nullable=True)
+    figure_text: Series[str] = pa.Field(description="as the sources write it")
+    value: Series[float] = pa.Field(gt=0)
+    qualifier: Series[str] = pa.Field(isin=list(QUALIFIERS), nullable=True)
+    unit: Series[str]
+    scope: Series[str] = pa.Field(isin=["peak_per_user", "aggregate"])
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS))
+    technique: Series[str] = pa.Field(nullable=True, description="e.g. speculative decoding")
+    verified_by: Series[str] = pa.Field(nullable=True, description="who measured it, if stated")
+    claimed: Series[str] = pa.Field(nullable=True, description="year the claim was made")
+    notes: Series[str] = pa.Field(nullable=True)
+
+
+class ClaimEvidence(CoreTable):
+    """Where each claim was found: source, snapshot and the verified quote."""
+
+    claim_id: Series[str]
+    source_id: Series[str]
+    snapshot_id: Series[str]
+    tier: Series[str] = pa.Field(isin=list(TIERS))
+    retrieved_at: Series[UtcTimestamp]
+    quote: Series[str]
+
+
+class Platforms(CoreTable):
+    """Model-access platforms (reviewed: platforms.toml) with the model count they state."""
+
+    platform_id: Series[str] = pa.Field(unique=True)
+    name: Series[str]
+    owner: Series[str]
+    kind: Series[str] = pa.Field(isin=list(PLATFORM_KINDS))
+    stated_count: Series[str] = pa.Field(description="as written")
+    stated_count_value: Series[float] = pa.Field(nullable=True, metadata={"unit": "models"})
+    stated_count_qualifier: Series[str] = pa.Field(isin=list(QUALIFIERS), nullable=True)
+    notable: Series[str] = pa.Field(nullable=True, description="' · '-joined")
+    doc_source_id: Series[str]
+    catalogue_scope: Series[str] = pa.Field(nullable=True)
+
+
+class PlatformModels(CoreTable):
+    """Catalogue entries: which platform lists which model, from each catalogue snapshot."""
+
+    platform_id: Series[str]
+    platform_model_id: Series[str] = pa.Field(description="the platform's own id")
+    name: Series[str]
+    publisher: Series[str] = pa.Field(nullable=True)
+    task: Series[str] = pa.Field(nullable=True)
+    model_id: Series[str] = pa.Field(
+        nullable=True, description="canonical model, where an alias matches"
+    )
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS), description="parsed from the name")
+    service_tier: Series[str] = pa.Field(
+        isin=list(SERVICE_TIERS), description="parsed from the name"
+    )
+    function_calling: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    beta: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    lora: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True)
+    price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True)
+    planned_deprecation: Series[str] = pa.Field(nullable=True)
+    source_id: Series[str]
+    snapshot_id: Series[str]
+    observed_at: Series[UtcTimestamp]
+
+
+CORE_TABLES: dict[str, type[CoreTable]] = {
+    "sources": Sources,
+    "snapshots": Snapshots,
+    "providers": Providers,
+    "models": Models,
+    "endpoints": Endpoints,
+    "observations": Observations,
+    "context_figures": ContextFigures,
+    "claims": Claims,
+    "claim_evidence": ClaimEvidence,
+    "platforms": Platforms,
+    "platform_models": PlatformModels,
+}

@@ -1,0 +1,17 @@
+"""The controlled vocabulary of DESIGN.md, in one place."""
+
+from __future__ import annotations
+
+TIERS = ("T1", "T2", "T3")
+TIER_RANK = {"T1": 1, "T2": 2, "T3": 3}
+PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4", "unknown")
+SERVICE_TIERS = ("standard", "turbo", "fast", "latency-optimized", "reference")
+REASONING_EFFORTS = ("low", "medium", "high")
+SCOPES = ("live_median", "peak_per_user", "aggregate")
+METRICS = ("output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok")
+QUALIFIERS = ("approx", "at_least", "up_to", "range")
+PLATFORM_KINDS = ("managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer")
+PROVIDER_TYPES = ("inference_api", "cloud", "hardware_vendor")
+
+# Speeds outside this open interval are not tokens per second of any real endpoint.
+MAX_TOKENS_PER_S = 100_000.0

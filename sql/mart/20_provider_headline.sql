@@ -1,0 +1,55 @@
+-- The headline per provider: its current T1 live median output speed on its reference model.
+--   * the reference model is the one the provider's newest compilation headline names (the
+--     figure itself must still come from a T1 source; the compilation only picks the model);
+--   * with no compilation headline, or no T1 figure on that model, the fastest current T1 figure;
+--   * stale figures are used only when the provider has no fresh T1 figure at all (flagged);
+--   * with no T1 figure of any age, the provider has no headline.
+-- Context figures are those the newest compilation gives beside the provider's headline.
+CREATE OR REPLACE VIEW mart.provider_headline AS
+WITH candidates AS (
+    SELECT * FROM mart.current_figures
+    WHERE tier = 'T1' AND metric = 'output_tokens_per_s' AND scope = 'live_median'
+      AND value IS NOT NULL
+),
+reference AS (
+    SELECT provider_id, model_id, precision, service_tier, reasoning_effort,
+           source_id AS reference_source_id, snapshot_id AS reference_snapshot_id
+    FROM mart.observations_as_of
+    WHERE origin = 'compilation_figures' AND role = 'headline'
+    QUALIFY row_number() OVER (PARTITION BY provider_id ORDER BY observed_at DESC, source_id) = 1
+),
+scored AS (
+    SELECT c.*, r.reference_source_id, r.reference_snapshot_id,
+           r.model_id IS NOT NULL
+             AND c.model_id = r.model_id
+             AND (r.service_tier = 'standard' OR c.service_tier = r.service_tier)
+             AND (r.reasoning_effort IS NULL OR c.reasoning_effort = r.reasoning_effort)
+             AND (r.precision = 'unknown' OR c.precision = r.precision) AS on_reference
+    FROM candidates AS c
+    LEFT JOIN reference AS r USING (provider_id)
+),
+ranked AS (
+    SELECT *,
+           CASE WHEN NOT stale AND on_reference THEN 'reference model named by the newest compilation'
+                WHEN NOT stale THEN 'fastest fresh T1 figure'
+                ELSE 'stale: no fresh T1 figure' END AS headline_rule,
+           row_number() OVER (
+               PARTITION BY provider_id
+               ORDER BY stale, on_reference DESC, CASE WHEN stale THEN epoch(observed_at) END DESC,
+                        value DESC, endpoint_id
+           ) AS pick
+    FROM scored
+)
+SELECT * EXCLUDE (pick) FROM ranked WHERE pick = 1;
+
+COMMENT ON VIEW mart.provider_headline IS
+    'One headline figure per provider: its current T1 live median output speed on its reference model (rule in README).';
+
+CREATE OR REPLACE VIEW mart.headline_context AS
+SELECT cf.*
+FROM core.context_figures AS cf
+JOIN mart.provider_headline AS h
+  ON h.provider_id = cf.provider_id AND h.reference_snapshot_id = cf.snapshot_id;
+
+COMMENT ON VIEW mart.headline_context IS
+    'Context figures the headline''s compilation gives beside it: another model or class, a range across models.';
