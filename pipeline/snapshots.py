@@ -1,7 +1,9 @@
 """The raw snapshot store: bytes exactly as received, with a provenance record beside each file.
 
 Layout: ``<raw>/<source_id>/<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>`` plus ``<same>.meta.json``.
-A snapshot's identity is (source, sha256): identical bytes for one source are stored once.
+Identical bytes for one source are stored once. When a page comes back to bytes it had before
+(A, then B, then A again), a new metadata record points at the old bytes (`bytes_file`), so the
+timeline says A is current again without a second copy.
 The data file is written before its metadata and both are renamed into place, so a reader never
 sees a snapshot whose bytes are incomplete.
 """
@@ -41,6 +43,11 @@ class SnapshotMeta:
     file: str
     note: str = ""
     http: dict[str, str] = field(default_factory=dict)
+    bytes_file: str = ""  # set when this record re-uses an older snapshot's bytes
+
+    @property
+    def data_file(self) -> str:
+        return self.bytes_file or self.file
 
     @property
     def snapshot_id(self) -> str:
@@ -51,7 +58,10 @@ class SnapshotMeta:
         return parse_utc(self.retrieved_at)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        record = asdict(self)
+        if not record["bytes_file"]:
+            del record["bytes_file"]  # keeps the common record as it always was
+        return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 @dataclass(frozen=True)
@@ -115,11 +125,30 @@ class SnapshotStore:
         if not data:
             raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
         digest = sha256_hex(data)
-        for existing in self.list(source_id):
-            if existing.sha256 == digest:
-                return AddResult(existing, created=False)
+        snapshots = self.list(source_id)
+        same = [m for m in snapshots if m.sha256 == digest]
+        newest = snapshots[-1] if snapshots else None
+        if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
+            return AddResult(same[-1], created=False)
         stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
         name = f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
+        if same:  # the page came back to bytes stored before: new record, no second copy
+            meta = SnapshotMeta(
+                source_id=source_id,
+                url=url,
+                retrieved_at=format_utc(retrieved_at),
+                sha256=digest,
+                size=len(data),
+                content_type=content_type,
+                obtained_by=obtained_by,
+                file=name,
+                note=(note + " " if note else "") + f"(same bytes as {same[-1].file})",
+                http=dict(sorted((http or {}).items())),
+                bytes_file=same[-1].data_file,
+            )
+            directory = self.source_dir(source_id)
+            _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
+            return AddResult(meta, created=True)
         meta = SnapshotMeta(
             source_id=source_id,
             url=url,
@@ -186,7 +215,7 @@ class SnapshotStore:
         return snapshots[-1] if snapshots else None
 
     def path_of(self, meta: SnapshotMeta) -> Path:
-        return self.source_dir(meta.source_id) / meta.file
+        return self.source_dir(meta.source_id) / meta.data_file
 
     def read(self, meta: SnapshotMeta) -> bytes:
         """The snapshot's bytes, verified against the recorded sha256."""

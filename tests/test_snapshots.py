@@ -101,3 +101,19 @@ def test_partial_writes_leave_no_visible_snapshot(tmp_path):
 )
 def test_parse_utc(text, expected):
     assert parse_utc(text).isoformat() == expected
+
+
+def test_a_page_that_returns_to_older_bytes_becomes_current_without_a_second_copy(tmp_path):
+    store = SnapshotStore(tmp_path)
+    first = add(store, b"page A", when=datetime(2026, 6, 1, tzinfo=UTC)).meta
+    add(store, b"page B", when=datetime(2026, 7, 1, tzinfo=UTC))
+    back = add(store, b"page A", when=datetime(2026, 8, 1, tzinfo=UTC))
+    assert back.created and back.meta.data_file == first.file and back.meta.file != first.file
+    latest = store.latest("example-page")
+    assert latest == back.meta and store.read(latest) == b"page A"
+    data_files = [p for p in (tmp_path / "example-page").iterdir() if not p.name.endswith(".json")]
+    assert len(data_files) == 2  # A and B, each stored once
+    # the same bytes again, while A is already the newest: nothing new
+    assert not add(store, b"page A", when=datetime(2026, 9, 1, tzinfo=UTC)).created
+    # an older capture of known bytes adds nothing to the timeline
+    assert not add(store, b"page B", when=datetime(2026, 7, 15, tzinfo=UTC)).created

@@ -356,9 +356,6 @@ class _Run:
             outcome, detail = "new", f"stored {meta.file}"
         else:
             outcome, detail = "unchanged", f"same bytes as {meta.file}"
-            if latest is not None and latest.file != meta.file:
-                # The store keeps one copy per sha256, so an old page coming back is not re-added.
-                detail += f" (older than the newest snapshot, {latest.file})"
         return self._record(
             source,
             outcome,
