@@ -124,9 +124,11 @@ def _error(text: str, why: str) -> FigureError:
 
 
 def _prepare(text: object) -> str:
+    """The text whitespace-collapsed, without invisible characters (a zero-width space pasted
+    into '2,314\u200b t/s' is not a reason to refuse it)."""
     if not isinstance(text, str):
-        raise FigureError(f"cannot read {text!r} as a figure: expected text, got "
-                          f"{type(text).__name__}")  # fmt: skip
+        kind = type(text).__name__
+        raise FigureError(f"cannot read a {kind} as a figure: expected text, got {kind}")
     return " ".join(strip_invisible(text).split())
 
 
@@ -137,8 +139,9 @@ def _read_amount(s: str, pos: int) -> _Amount | None:
     number = match.group("number")
     end = match.end("number")
     if _MALFORMED.match(s, end):
-        raise _error(s, f"malformed number {s[match.start('number') : end + 2]!r} (thousands "
-                        "separators group three digits, one decimal point)")  # fmt: skip
+        shown = s[match.start("number") : end + 2]
+        why = "thousands separators group three digits, one decimal point"
+        raise _error(s, f"malformed number {shown!r} ({why})")
     digits = number.replace(",", "").replace(".", "")
     if len(digits) > MAX_DIGITS:
         raise _error(s, f"the number has {len(digits)} digits, more than {MAX_DIGITS}")
@@ -207,7 +210,12 @@ def _no_number(s: str) -> FigureError:
 def parse_figure(text: str) -> Figure:
     """Read one figure. Raises FigureError, naming the text and the reason, for anything it
     cannot read: no number, two numbers that are not a range, a negative number, more than
-    MAX_DIGITS digits, NaN or infinity, a text longer than MAX_TEXT_LENGTH characters."""
+    MAX_DIGITS digits, NaN or infinity, a text longer than MAX_TEXT_LENGTH characters.
+
+    `text` is the input whitespace-collapsed, invisible characters removed. `context` is what
+    follows the figure as written ('per server', 'on 8B-class', 'sold directly'), with a leading
+    '·', ',', ';', ':' or '|' dropped unless the rest would then read as a unit or a range
+    ('5 · s' keeps '· s'), or None."""
     s = _prepare(text)
     if len(s) > MAX_TEXT_LENGTH:
         raise _error(s, f"{len(s)} characters is longer than a figure ({MAX_TEXT_LENGTH} at most)")
