@@ -42,11 +42,13 @@ def _number_at(
 
 def parse(snapshot: SnapshotInput) -> Frames:
     document = parse_html(snapshot.text())
-    table = find_table(document, PROVIDER, SPEED)
+    # Every column read is required: a renamed TTFT or price header would otherwise leave the
+    # column empty without a word.
+    table = find_table(document, PROVIDER, SPEED, TTFT, PRICE)
     if table is None:
         raise snapshot.fail(
-            "expected a table with headers 'API Provider' and 'Output Speed (tokens/s)'; found "
-            + describe_tables(document)
+            "expected a table with headers 'API Provider', 'Output Speed (tokens/s)', "
+            "'Latency (TTFT)' and 'Blended Price ($/M tokens)'; found " + describe_tables(document)
         )
     model = _page_model(document, snapshot)
     provider_col = table.column(*PROVIDER)
@@ -78,4 +80,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"aa_endpoints": validated("aa_endpoints", snapshot, rows)}
 
 
-PARSER = Parser("aa_provider_page", "1", ("aa_endpoints",), parse)
+PARSER = Parser("aa_provider_page", "2", ("aa_endpoints",), parse)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +47,9 @@ class SnapshotInput:
         try:
             return decode_text(self.data, self.meta.content_type, self.snapshot_id)
         except TextDecodeError as error:
-            raise ExtractError(self.snapshot_id, str(error)) from None
+            # decode_text already names the snapshot; do not name it twice.
+            message = str(error).removeprefix(f"{self.snapshot_id}: ")
+            raise ExtractError(self.snapshot_id, message) from None
 
 
 Frames = dict[str, pd.DataFrame]
@@ -63,32 +67,72 @@ class Parser:
     parse: ParseFunction
 
 
+_PROVENANCE = ("source_id", "snapshot_id", "observed_at")
+
+
 def _summarise(errors: pa_errors.SchemaErrors, limit: int = 6) -> str:
     cases = errors.failure_cases
-    parts = []
-    for row in cases.head(limit).itertuples(index=False):
+    duplicate = cases["check"].astype(str) == "multiple_fields_uniqueness"
+    # Provenance columns repeat on every row of a snapshot: naming them says nothing.
+    cases = cases[~(duplicate & cases["column"].isin(_PROVENANCE))]
+    parts: dict[str, None] = {}
+    for row in cases.head(200).itertuples(index=False):
         column = getattr(row, "column", None) or "frame"
-        parts.append(f"{column}: {row.check} failed for {row.failure_case!r}")
-    more = len(cases) - limit
-    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+        if row.check == "multiple_fields_uniqueness":
+            parts[f"duplicate row: {column} {row.failure_case!r} appears more than once"] = None
+        else:
+            parts[f"{column}: {row.check} failed for {row.failure_case!r}"] = None
+    shown = list(parts)[:limit]
+    more = (len(parts) if len(cases) <= 200 else len(cases)) - limit
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+class Records(list):
+    """Rows of a staged frame whose validation was deferred to a batch (see `deferred`)."""
+
+
+_deferred = threading.local()
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Within this block `validated` returns plain `Records`: the caller validates many
+    snapshots' rows in one frame, which is much faster than a frame per snapshot."""
+    _deferred.on = True
+    try:
+        yield
+    finally:
+        _deferred.on = False
+
+
+def frame_of(frame_name: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    columns = list(FRAMES[frame_name].to_schema().columns)
+    return pd.DataFrame.from_records(list(records), columns=columns)
+
+
+def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """Validate with the frame's model; raises ValueError with a short summary."""
+    try:
+        return FRAMES[frame_name].validate(frame, lazy=True)
+    except pa_errors.SchemaErrors as errors:
+        raise ValueError(f"{frame_name} failed validation: {_summarise(errors)}") from None
+    except pa_errors.SchemaError as error:
+        raise ValueError(f"{frame_name} failed validation: {error}") from None
 
 
 def validated(
     frame_name: str, snapshot: SnapshotInput, rows: Sequence[Mapping[str, Any]]
 ) -> pd.DataFrame:
     """Build a staged frame from row dicts (adding provenance columns) and validate it lazily."""
-    model = FRAMES[frame_name]
-    columns = list(model.to_schema().columns)
     provenance = {
         "source_id": snapshot.source.id,
         "snapshot_id": snapshot.snapshot_id,
         "observed_at": snapshot.observed_at,
     }
-    records = [provenance | dict(row) for row in rows]
-    frame = pd.DataFrame.from_records(records, columns=columns)
+    records = Records(provenance | dict(row) for row in rows)
+    if getattr(_deferred, "on", False):
+        return records  # type: ignore[return-value]
     try:
-        return model.validate(frame, lazy=True)
-    except pa_errors.SchemaErrors as errors:
-        raise snapshot.fail(f"{frame_name} failed validation: {_summarise(errors)}") from None
-    except pa_errors.SchemaError as error:
-        raise snapshot.fail(f"{frame_name} failed validation: {error}") from None
+        return validate_frame(frame_name, frame_of(frame_name, records))
+    except ValueError as error:
+        raise snapshot.fail(str(error)) from None

@@ -16,14 +16,16 @@ def cell_number(
     With `seconds`, a value in ms is converted to seconds."""
     if text.strip().casefold() in MISSING:
         return None
+    shown = text if len(text) <= 60 else text[:59] + "…"  # a huge cell must not flood the log
     try:
         figure = parse_figure(text)
     except FigureError as error:
         raise snapshot.fail(
-            f"non-numeric cell {text!r} in column {column!r}, row {row}: {error}"
+            f"non-numeric cell {shown!r} in column {column!r}, row {row}: expected a number "
+            f"({error})"
         ) from None
     if figure.value is None or figure.qualifier is not None:
-        raise snapshot.fail(f"cell {text!r} in column {column!r}, row {row} is not a plain number")
+        raise snapshot.fail(f"cell {shown!r} in column {column!r}, row {row} is not a plain number")
     if seconds and figure.unit == "ms":
         return figure.value / 1000
     return figure.value

@@ -27,7 +27,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 
 def version() -> str:
-    return f"1+claims.{file_digest(METADATA_DIR / 'claims.toml')}"
+    return f"2+claims.{file_digest(METADATA_DIR / 'claims.toml')}"
 
 
 PARSER = Parser("claim_page", version(), ("claim_evidence", "unreviewed_figures"), parse)

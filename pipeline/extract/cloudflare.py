@@ -4,6 +4,7 @@ docs repository stores it (src/content/workers-ai-models/<slug>.json)."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
@@ -19,10 +20,29 @@ def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
             raise snapshot.fail(f"the API answered success=false: {document.get('errors')!r}")
         if not isinstance(document["result"], list):
             raise snapshot.fail("expected 'result' to be a list of model objects")
+        info = document.get("result_info")
+        total = info.get("total_count") if isinstance(info, dict) else None
+        if isinstance(total, int) and total > len(document["result"]):
+            # One page of a paged answer: the models on the other pages would be missing.
+            raise snapshot.fail(
+                f"the response holds {len(document['result'])} of {total} models "
+                "(result_info.total_count): expected the whole catalogue"
+            )
         return document["result"]
     if isinstance(document, dict) and "name" in document and "task" in document:
         return [document]
     raise snapshot.fail("expected {'success': true, 'result': [model, ...]} or one model object")
+
+
+def _is_date(value: Any) -> bool:
+    """An ISO date (optionally with a time after it) that exists: not '2026-13-45'."""
+    if not isinstance(value, str) or not _DATE.match(value):
+        return False
+    try:
+        date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
 
 
 def _flag(snapshot: SnapshotInput, name: str, key: str, value: Any) -> bool | None:
@@ -86,9 +106,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 properties[item["property_id"]] = item.get("value")
         parts = full_name.split("/")
         deprecation = properties.get("planned_deprecation_date")
-        if deprecation is not None and not (
-            isinstance(deprecation, str) and _DATE.match(deprecation)
-        ):
+        if deprecation is not None and not _is_date(deprecation):
             raise snapshot.fail(
                 f"model {full_name!r}: planned_deprecation_date {deprecation!r} is not a date"
             )
@@ -117,4 +135,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
 
 
-PARSER = Parser("cloudflare_models", "1", ("catalogue_entries",), parse)
+PARSER = Parser("cloudflare_models", "2", ("catalogue_entries",), parse)

@@ -18,13 +18,20 @@ _MODEL_CLASS = re.compile(r"^\d+(?:\.\d+)?[BM]-class$", re.IGNORECASE)
 _TIER = re.compile(r"\bT([123])\b")
 
 
-def _figure(snapshot: SnapshotInput, text: str, where: str) -> Figure:
+def _shown(text: str) -> str:
+    """A cell as quoted in an error: a huge cell must not flood the log."""
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
+def _figure(snapshot: SnapshotInput, text: str, where: str, *, context: bool = False) -> Figure:
+    """A tokens/s figure; words after it ('on 8B-class') only where the table puts them (the
+    context figure in parentheses). '~373 GB' is not a speed, whatever its number."""
     try:
         figure = parse_figure(text)
     except FigureError as error:
-        raise snapshot.fail(f"{where}: cannot read the figure {text!r}: {error}") from None
-    if figure.unit not in (None, "t/s"):
-        raise snapshot.fail(f"{where}: expected a tokens/s figure, got {text!r}")
+        raise snapshot.fail(f"{where}: cannot read the figure {_shown(text)}: {error}") from None
+    if figure.unit not in (None, "t/s") or (figure.context and (not context or not figure.unit)):
+        raise snapshot.fail(f"{where}: expected a tokens/s figure, got {_shown(text)}")
     return figure
 
 
@@ -61,7 +68,7 @@ def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
         headline_text, _, rest = text[cols["throughput"]].partition("·")  # type: ignore[index]
         if not rest:
             raise snapshot.fail(
-                f"{where}: expected '<figure> · <model>' in {text[cols['throughput']]!r}"
+                f"{where}: expected '<figure> · <model>' in {_shown(text[cols['throughput']])}"
             )  # type: ignore[index]
         cited_url, cited_tier = (
             _cited(cells[cols["src"]]) if cols["src"] is not None else (None, None)
@@ -86,7 +93,7 @@ def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
             | {"role": "headline", "model_label": model, "applies_to": None}
         )
         if context:
-            figure = _figure(snapshot, context.group(1).strip(), where)
+            figure = _figure(snapshot, context.group(1).strip(), where, context=True)
             target = figure.context or ""
             on_model = target.casefold().startswith("on ")
             target = target[3:].strip() if on_model else target
@@ -100,6 +107,8 @@ def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
                     "applies_to": None if is_model else (target or None),
                 }
             )
+    headlines = [row for row in rows if row["role"] == "headline"]
+    _unique_rows(snapshot, "providers table", [(row["provider_label"],) for row in headlines])
     return rows
 
 
@@ -131,6 +140,8 @@ def _live_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
                 "provider_type": None,
             }
         )
+    keys = [(row["provider_label"], row["model_label"]) for row in rows]
+    _unique_rows(snapshot, "live table", keys)
     return rows
 
 
@@ -164,21 +175,43 @@ def _platform_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
     return rows
 
 
+PROVIDER_COLUMNS = ("name", "country", "type", "throughput", "src")
+PLATFORM_COLUMNS = ("platform", "kind", "models", "notable", "src")
+LIVE_COLUMNS = ("model", "provider", "source")  # and a 'tokens/s' header
+EXPECTED = (
+    "a provider table (name, country, type, throughput, src), a live table (Model, Provider, "
+    "Output tokens/sec, Source) or a platform table (Platform, Kind, Models, Notable, src)"
+)
+
+
+def _has(table: Table, columns: tuple[str, ...]) -> bool:
+    return all(table.column(name) is not None for name in columns)
+
+
 def _kind(table: Table) -> str | None:
-    keys = [h.casefold() for h in table.headers]
-    if table.column("throughput") is not None and table.column("name") is not None:
+    """Which table this is. Every column a reader uses is required, so a renamed header makes
+    the table unknown (an error) rather than a column silently empty."""
+    speed = [h.casefold() for h in table.headers if "tokens/s" in h.casefold()]
+    if _has(table, PROVIDER_COLUMNS):
         return "providers"
-    if table.column("platform") is not None and table.column("models") is not None:
+    if _has(table, PLATFORM_COLUMNS):
         return "platforms"
-    speed = [k for k in keys if "tokens/s" in k]
-    if (
-        speed
-        and not any("peak" in k for k in speed)
-        and table.column("provider") is not None
-        and table.column("model") is not None
-    ):
+    if speed and any("peak" in k for k in speed):
+        return "records"  # record claims: read through the reviewed claims file, not here
+    if speed and _has(table, LIVE_COLUMNS):
         return "live"
     return None
+
+
+def _unique_rows(snapshot: SnapshotInput, where: str, keys: list[tuple[str, ...]]) -> None:
+    seen: dict[tuple[str, ...], int] = {}
+    for number, key in enumerate(keys, start=1):
+        if key in seen:
+            raise snapshot.fail(
+                f"{where}: rows {seen[key]} and {number} both give {' / '.join(key)!r}; "
+                "expected one row each"
+            )
+        seen[key] = number
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -186,8 +219,18 @@ def parse(snapshot: SnapshotInput) -> Frames:
     document = parse_html(text)
     figures: list[dict[str, Any]] = []
     platforms: list[dict[str, Any]] = []
-    for table in tables(document):
+    found = list(tables(document))
+    if not found:
+        raise snapshot.fail(f"expected {EXPECTED}; found no tables")
+    for table in found:
         kind = _kind(table)
+        if kind is None:
+            raise snapshot.fail(
+                f"a table with headers [{' | '.join(table.headers)}] is none of the expected "
+                f"tables (its headers changed?): expected {EXPECTED}"
+            )
+        if kind != "records" and not table.rows:
+            raise snapshot.fail(f"the {kind} table has no rows")
         if kind == "providers":
             figures += _provider_rows(snapshot, table)
         elif kind == "live":
@@ -195,11 +238,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
         elif kind == "platforms":
             platforms += _platform_rows(snapshot, table)
     if not figures and not platforms:
-        raise snapshot.fail(
-            "expected a provider table (name, throughput), a live table (Model, Provider, "
-            "Output tokens/sec) or a platform table (Platform, Models); found "
-            + describe_tables(document)
-        )
+        raise snapshot.fail(f"expected {EXPECTED}; found " + describe_tables(document))
     evidence, _spans = find_evidence(snapshot, normalise_for_match(page_text(text)))
     return {
         "compilation_figures": validated("compilation_figures", snapshot, figures),
@@ -210,7 +249,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "compilation_page",
-    f"1+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
+    f"2+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
     ("compilation_figures", "compilation_platforms", "claim_evidence"),
     parse,
 )

@@ -9,16 +9,28 @@ from dataclasses import dataclass
 import lxml.etree
 import lxml.html
 
-from pipeline.text import clean_text
+from pipeline.text import clean_text, strip_invisible
 
 _INVISIBLE = ("script", "style", "template", "noscript")
 _SPACES = re.compile(r"\s+")
+_EMPTY = "<html></html>"
 
 
 def parse_html(text: str) -> lxml.html.HtmlElement:
-    """Parse a document and drop elements whose text is never shown (scripts, styles)."""
-    parser = lxml.html.HTMLParser(huge_tree=True, remove_comments=True)
-    document = lxml.html.document_fromstring(text or "<html></html>", parser=parser)
+    """Parse a document and drop elements whose text is never shown (scripts, styles).
+
+    A page with nothing to parse (blank, only a comment) is an empty document, not an error here:
+    the parser then reports the table it expected."""
+    parser = lxml.html.HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True)
+    # lxml turns NUL into U+FFFD and refuses some control characters outright.
+    text = strip_invisible(text)
+    # Bytes in a fixed encoding: lxml refuses a str with an <?xml encoding?> declaration, and a
+    # <meta charset> must not re-decode text that is already decoded.
+    data = (text if text.strip() else _EMPTY).encode("utf-8", "replace")
+    try:
+        document = lxml.html.document_fromstring(data, parser=parser)
+    except lxml.etree.ParserError:
+        document = lxml.html.document_fromstring(_EMPTY.encode(), parser=parser)
     for element in list(document.iter(*_INVISIBLE)):
         element.drop_tree()
     return document

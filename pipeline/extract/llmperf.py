@@ -62,8 +62,10 @@ def parse(snapshot: SnapshotInput) -> Frames:
     for column, key in FIELDS.items():
         row[column] = _number(snapshot, record, key)
     for column in ("mean_input_tokens", "mean_output_tokens", "concurrency", "completed_requests"):
+        if not row[column].is_integer():  # int() would silently turn 5.7 requests into 5
+            raise snapshot.fail(f"field {FIELDS[column]!r} is not a whole number: {row[column]!r}")
         row[column] = int(row[column])
     return {"llmperf_runs": validated("llmperf_runs", snapshot, [row])}
 
 
-PARSER = Parser("llmperf_summary", "1", ("llmperf_runs",), parse)
+PARSER = Parser("llmperf_summary", "2", ("llmperf_runs",), parse)

@@ -13,7 +13,10 @@ _SECTION = re.compile(
     r"^##\s+(?P<publisher>.+?)\s+models\s+sold\s+directly\s+by\s+Azure\s*$", re.IGNORECASE
 )
 _HEADING = re.compile(r"^#{1,2}\s")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# Link text and target stop at the next bracket (a target may hold one level of parentheses):
+# '[^\]]*' retried at each of a million '[' was quadratic (minutes on a 10 MB line).
+_LINK = re.compile(r"\[([^\[\]]*+)\]\((?:[^()]++|\([^()]*+\))*+\)")
+_FOOTNOTE = re.compile(r"<sup>[^<]*</sup>", re.IGNORECASE)  # 'model-router<sup>1</sup>'
 _CODE = re.compile(r"`([^`]*)`")
 _TOOLS = re.compile(r"Tool calling:\**\s*(Yes|No)\b", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -24,7 +27,7 @@ def _cells(line: str) -> list[str]:
 
 
 def _plain(markdown: str) -> str:
-    text = _LINK.sub(r"\1", markdown)
+    text = _LINK.sub(r"\1", _FOOTNOTE.sub("", markdown))
     text = _CODE.sub(r"\1", text)
     text = text.replace("**", "").replace("*", "")
     return clean_text(re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE))
@@ -42,10 +45,15 @@ def parse(snapshot: SnapshotInput) -> Frames:
     header: list[str] | None = None
     rows: dict[str, dict[str, Any]] = {}
     tables_seen = 0
+    # Rows read per section: a section whose table vanished or was renamed is an error, not a
+    # publisher silently missing from the catalogue.
+    sections: dict[str, int] = {}
+    in_table: set[str] = set()  # models of the current table: a repeat there is a duplicate
     for number, line in enumerate(lines, start=1):
         section = _SECTION.match(line)
         if section:
             publisher, header = clean_text(section.group("publisher")), None
+            sections.setdefault(publisher, 0)
             continue
         if _HEADING.match(line):
             publisher, header = None, None
@@ -58,6 +66,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
             keys = [_plain(c).casefold() for c in cells]
             if publisher and keys and keys[0] == "model" and any("capabilities" in k for k in keys):
                 header, tables_seen = keys, tables_seen + 1
+                in_table = set()
             continue
         if all(set(c) <= set("-: ") for c in cells):
             continue  # the |---|---| separator
@@ -69,6 +78,12 @@ def parse(snapshot: SnapshotInput) -> Frames:
         model_id = _plain(record["model"])
         if not model_id:
             raise snapshot.fail(f"line {number}: empty model cell")
+        if model_id in in_table:
+            raise snapshot.fail(
+                f"line {number}: model {model_id!r} appears twice in one table; expected once"
+            )
+        in_table.add(model_id)
+        sections[publisher] += 1  # type: ignore[index]
         type_key = next(k for k in header if k.startswith("type"))
         tools = _TOOLS.search(next(v for k, v in record.items() if "capabilities" in k))
         rows.setdefault(
@@ -94,7 +109,13 @@ def parse(snapshot: SnapshotInput) -> Frames:
         )
     if not rows:
         raise snapshot.fail("the model tables have no rows")
+    empty = [name for name, count in sections.items() if count == 0]
+    if empty:
+        raise snapshot.fail(
+            f"section '## {empty[0]} models sold directly by Azure' has no model rows: expected "
+            "a table with headers 'Model | Type | Capabilities ...' under it"
+        )
     return {"catalogue_entries": validated("catalogue_entries", snapshot, list(rows.values()))}
 
 
-PARSER = Parser("mslearn_model_tables", "1", ("catalogue_entries",), parse)
+PARSER = Parser("mslearn_model_tables", "2", ("catalogue_entries",), parse)

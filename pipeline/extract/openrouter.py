@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
@@ -20,17 +21,45 @@ def _price(
     value = pricing.get(key)
     if value is None:
         return None
+    if isinstance(value, bool):  # float(True) would be a price of 1 USD per token
+        raise snapshot.fail(f"model {model_id!r}: pricing.{key} is not a number: {value!r}")
     try:
         per_token = float(value)
     except (TypeError, ValueError):
         raise snapshot.fail(
             f"model {model_id!r}: pricing.{key} is not a number: {value!r}"
         ) from None
-    if per_token < 0:
-        return None
-    if per_token != per_token or per_token == float("inf"):
+    if per_token != per_token or per_token in (float("inf"), float("-inf")):
         raise snapshot.fail(f"model {model_id!r}: pricing.{key} is not finite: {value!r}")
+    if per_token == -1:
+        return None
+    if per_token < 0:  # only -1 has a meaning; any other negative price is an error
+        raise snapshot.fail(
+            f"model {model_id!r}: pricing.{key} is negative: {value!r} (expected a price "
+            "or -1 for variable pricing)"
+        )
     return round(per_token * PER_MILLION, 6)
+
+
+def _context(snapshot: SnapshotInput, model_id: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise snapshot.fail(
+            f"model {model_id!r}: context_length is not a positive whole number: {value!r}"
+        )
+    return value
+
+
+def _expiry(snapshot: SnapshotInput, model_id: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return date.fromisoformat(value[:10]).isoformat()
+        except ValueError:
+            pass
+    raise snapshot.fail(f"model {model_id!r}: expiration_date {value!r} is not a date")
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -50,8 +79,6 @@ def parse(snapshot: SnapshotInput) -> Frames:
         )
         pricing = model.get("pricing") if isinstance(model.get("pricing"), dict) else {}
         parameters = model.get("supported_parameters")
-        context = model.get("context_length")
-        expiry = model.get("expiration_date")
         rows.append(
             {
                 "platform_model_id": model_id,
@@ -67,14 +94,10 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 else None,
                 "beta": None,
                 "lora": None,
-                "context_window": context
-                if isinstance(context, int) and not isinstance(context, bool) and context > 0
-                else None,
+                "context_window": _context(snapshot, model_id, model.get("context_length")),
                 "price_input_usd_per_mtok": _price(snapshot, model_id, pricing, "prompt"),
                 "price_output_usd_per_mtok": _price(snapshot, model_id, pricing, "completion"),
-                "planned_deprecation": expiry[:10]
-                if isinstance(expiry, str) and _DATE.match(expiry)
-                else None,
+                "planned_deprecation": _expiry(snapshot, model_id, model.get("expiration_date")),
             }
         )
     if not rows:
@@ -82,4 +105,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
 
 
-PARSER = Parser("openrouter_models", "1", ("catalogue_entries",), parse)
+PARSER = Parser("openrouter_models", "2", ("catalogue_entries",), parse)

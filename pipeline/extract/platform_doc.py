@@ -3,10 +3,8 @@ model count and each notable family must appear in the page, or the page changed
 
 from __future__ import annotations
 
-import re
-
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.evidence import normalise_for_match
+from pipeline.extract.evidence import PageText, normalise_for_match
 from pipeline.reviewed import file_digest, load_platforms
 from pipeline.settings import METADATA_DIR
 from pipeline.text import page_text
@@ -18,11 +16,12 @@ def parse(snapshot: SnapshotInput) -> Frames:
         raise snapshot.fail(
             "no platform in pipeline/metadata/platforms.toml names this source as its doc_source"
         )
-    text = normalise_for_match(page_text(snapshot.text()))
+    page = PageText(normalise_for_match(page_text(snapshot.text())))
     rows = []
     for platform in platforms:
         for statement in (platform.stated_count, *platform.notable):
-            if not re.search(re.escape(normalise_for_match(statement)), text, re.IGNORECASE):
+            # As a whole phrase: '100+ models' inside '2,100+ models' is a changed count.
+            if not page.spans(statement):
                 raise snapshot.fail(
                     f"platform {platform.id!r}: the page no longer states {statement!r} "
                     "(update pipeline/metadata/platforms.toml after review)"
@@ -39,7 +38,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "platform_doc",
-    f"1+platforms.{file_digest(METADATA_DIR / 'platforms.toml')}",
+    f"2+platforms.{file_digest(METADATA_DIR / 'platforms.toml')}",
     ("platform_statements",),
     parse,
 )
