@@ -1,30 +1,67 @@
 """Publishing releases: immutable version folders, switched into place atomically.
 
-A release is `exports/<version>/` with the three exports, datapackage.json and the schemas.
-Versions are CalVer of the data date (YYYY.MM.DD, then .1, .2 for later releases on one date).
-A release is written into a temporary folder, validated, fsynced and renamed into place; only
-then is `exports/latest` (a symlink) switched, itself by an atomic rename. A crash at any moment
-leaves every published release complete and `latest` pointing at one of them.
+A release is `exports/<version>/`: the three exports, datapackage.json, CHANGELOG.md,
+changes.json, the schemas, and whatever the `populate` callbacks add. Versions are CalVer of the
+data date (YYYY.MM.DD, then .1, .2 for later releases on one date).
+
+Crash safety, step by step (a SIGKILL may land between any two of them):
+1. take an flock on the `exports/` folder itself (the kernel drops it when the holder dies, and
+   it leaves no file behind), then delete what killed publishers left behind (`.tmp-*`
+   folders, `.latest-*` links): under the lock nobody else can be writing them;
+2. write every file into `exports/.tmp-<version>-*`, fsync, check it is complete and valid;
+3. rename the folder to `exports/<version>` (atomic; a folder under a version name is therefore
+   always complete) and fsync the parent;
+4. point a new symlink at the newest complete release and rename it over `exports/latest`
+   (atomic), so `latest` always names a complete release.
+Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.release.contracts import EXPORT_FILES, check, schema_path
+from pipeline.release.changelog import compare, render_markdown, summary_line
+from pipeline.release.contracts import EXPORT_FILES, check, schema_path, validate_directory
 from pipeline.release.datapackage import build_datapackage
 from pipeline.release.jsonio import dumps
 
 VERSION = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?$")
 LATEST = "latest"
+DATAPACKAGE = "datapackage.json"
+CHANGELOG_MD = "CHANGELOG.md"
+CHANGES_JSON = "changes.json"
+TMP_PREFIX = ".tmp-"
+LATEST_TMP_PREFIX = ".latest-"
+# Test hook: "<point>:<marker file>" makes publish write the marker and sleep at that point, so a
+# test can SIGKILL it there. Points: writing, written, populated, renamed, switching.
+PAUSE_ENV = "SPEEDBOOK_TEST_PUBLISH_PAUSE"
+
+Documents = dict[str, dict[str, Any]]
+Render = Callable[[str], Documents]
+# Writes more release content (Parquet, a preview page...) into the staging folder before the
+# rename: populate(staging_dir, version). It must not change the files already there.
+Populate = Callable[[Path, str], None]
+
+
+class PublishError(RuntimeError):
+    """A release could not be published; nothing visible changed."""
+
+
+class ReleaseDamaged(ValueError):
+    """A release folder is incomplete or its files do not match its datapackage.json."""
 
 
 def version_key(version: str) -> tuple[int, int, int, int]:
@@ -36,13 +73,13 @@ def version_key(version: str) -> tuple[int, int, int, int]:
 
 
 def list_versions(exports_dir: Path) -> list[str]:
-    """Published versions, oldest first (temporary folders are never listed)."""
+    """Published versions, oldest first (temporary folders and `latest` are never listed)."""
     if not exports_dir.is_dir():
         return []
     found = [
         p.name
         for p in exports_dir.iterdir()
-        if p.is_dir() and not p.is_symlink() and VERSION.match(p.name)
+        if VERSION.match(p.name) and p.is_dir() and not p.is_symlink()
     ]
     return sorted(found, key=version_key)
 
@@ -57,16 +94,151 @@ def latest_version(exports_dir: Path) -> str | None:
     return versions[-1] if versions else None
 
 
+def previous_version(versions: Sequence[str], version: str) -> str | None:
+    """The newest of `versions` that sorts before `version`."""
+    earlier = [v for v in versions if version_key(v) < version_key(version)]
+    return max(earlier, key=version_key) if earlier else None
+
+
 def base_version(data_date: datetime) -> str:
     return data_date.strftime("%Y.%m.%d")
 
 
+def _same_date(versions: Sequence[str], base: str) -> list[str]:
+    return [v for v in versions if v == base or v.startswith(base + ".")]
+
+
 def next_version(data_date: datetime, existing: list[str]) -> str:
     base = base_version(data_date)
-    same_day = [v for v in existing if v == base or v.startswith(base + ".")]
+    same_day = _same_date(existing, base)
     if not same_day:
         return base
     return f"{base}.{max(version_key(v)[3] for v in same_day) + 1}"
+
+
+# --- reading and checking release folders --------------------------------------------------------
+
+
+def release_problems(folder: Path) -> list[str]:
+    """Why a folder is not a complete release: datapackage.json missing or unreadable, or an
+    export missing, unreadable or not the bytes datapackage.json records. Empty when complete."""
+    try:
+        package = json.loads((folder / DATAPACKAGE).read_text(encoding="utf-8"))
+        resources = {r["path"]: r for r in package["resources"]}
+    except FileNotFoundError:
+        return [f"{DATAPACKAGE} is missing"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        return [f"{DATAPACKAGE} is unreadable: {error}"]
+    found = []
+    for name in EXPORT_FILES:
+        try:
+            data = (folder / name).read_bytes()
+        except FileNotFoundError:
+            found.append(f"{name} is missing")
+            continue
+        except OSError as error:
+            found.append(f"{name} is unreadable: {error}")
+            continue
+        recorded = resources.get(name, {}).get("hash")
+        if recorded != "sha256:" + hashlib.sha256(data).hexdigest():
+            found.append(f"{name} does not match the sha256 in {DATAPACKAGE}")
+    return found
+
+
+def is_complete(folder: Path) -> bool:
+    return folder.is_dir() and not release_problems(folder)
+
+
+def read_release(folder: Path) -> Documents:
+    """The three export documents of a release folder, checked for completeness first."""
+    if not folder.is_dir():
+        raise ReleaseDamaged(f"{folder} is not a folder")
+    found = release_problems(folder)
+    if found:
+        raise ReleaseDamaged(f"{folder}: " + "; ".join(found))
+    try:
+        return {
+            name: json.loads((folder / name).read_text(encoding="utf-8")) for name in EXPORT_FILES
+        }
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ReleaseDamaged(f"{folder}: not valid JSON: {error}") from None
+
+
+# --- rendering and planning ---------------------------------------------------------------------
+
+
+def render_files(documents: Documents) -> dict[str, bytes]:
+    """Validate every export against its schema, then serialise it; a contract failure raises
+    before anything is written."""
+    for name, document in documents.items():
+        check(name, document)
+    files = {name: dumps(document) for name, document in documents.items()}
+    files[DATAPACKAGE] = dumps(build_datapackage({n: files[n] for n in EXPORT_FILES}, documents))
+    return files
+
+
+def _same_exports(release: Path, files: dict[str, bytes]) -> bool:
+    """Identity is the three exports' bytes; datapackage.json may carry resources that populate
+    callbacks added, so it is not compared."""
+    try:
+        return all((release / name).read_bytes() == files[name] for name in EXPORT_FILES)
+    except OSError:
+        return False
+
+
+_MISSING = object()
+
+
+def _stored_as_of(release: Path) -> Any:
+    try:
+        return json.loads((release / EXPORT_FILES[0]).read_text(encoding="utf-8")).get("as_of")
+    except (OSError, ValueError, AttributeError):
+        return _MISSING
+
+
+def _with_as_of(documents: Documents, as_of: Any) -> Documents:
+    """The --as-of bound is a build setting, not content: a build of the same snapshots under
+    another bound (or none) matches the release that already holds them."""
+    if as_of is _MISSING:
+        return documents
+    return {n: d | {"as_of": as_of} if "as_of" in d else d for n, d in documents.items()}
+
+
+@dataclass(frozen=True)
+class Plan:
+    version: str
+    is_new: bool  # False when the newest release of the data date has exactly this content
+    files: dict[str, bytes]
+    documents: Documents
+
+
+def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan:
+    """Decide the version. When the newest release of the same data date has identical exports
+    (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
+    date. Only the newest one is compared: content equal to an older same-date release (a
+    reverted change) is a new release, because it differs from what the newest one says."""
+    existing = list_versions(exports_dir)
+    same_date = _same_date(existing, base_version(data_date))
+    if same_date:
+        newest = same_date[-1]
+        documents = _with_as_of(render(newest), _stored_as_of(exports_dir / newest))
+        files = render_files(documents)
+        if _same_exports(exports_dir / newest, files):
+            return Plan(newest, False, files, documents)
+    version = next_version(data_date, existing)
+    documents = render(version)
+    return Plan(version, True, render_files(documents), documents)
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def _pause(point: str) -> None:
+    setting = os.environ.get(PAUSE_ENV, "")
+    wanted, _, marker = setting.partition(":")
+    if wanted == point and marker:
+        Path(marker).write_text(f"{os.getpid()}\n", encoding="utf-8")
+        time.sleep(3600)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -84,103 +256,188 @@ def _write(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-@dataclass(frozen=True)
-class PublishResult:
-    version: str
-    published: bool  # False when the content equals an existing release of the same data date
-    path: Path
-    message: str
+def clean_leftovers(exports_dir: Path) -> list[str]:
+    """Delete what a killed publisher left: `.tmp-*` folders and `.latest-*` links. Call only
+    while holding the publish lock, so none of them belongs to a live publisher."""
+    removed = []
+    if not exports_dir.is_dir():
+        return removed
+    for path in sorted(exports_dir.iterdir()):
+        if path.name.startswith(TMP_PREFIX) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+            removed.append(path.name)
+        elif path.name.startswith(LATEST_TMP_PREFIX) and path.is_symlink():
+            path.unlink()
+            removed.append(path.name)
+    return removed
 
 
-Render = Callable[[str], dict[str, dict[str, Any]]]
-
-
-def render_files(documents: dict[str, dict[str, Any]]) -> dict[str, bytes]:
-    """Validate every export against its schema, then serialise it; a contract failure raises
-    before anything is written."""
-    for name, document in documents.items():
-        check(name, document)
-    files = {name: dumps(document) for name, document in documents.items()}
-    files["datapackage.json"] = dumps(
-        build_datapackage({n: files[n] for n in EXPORT_FILES}, documents)
-    )
-    return files
-
-
-def _same_content(release: Path, files: dict[str, bytes]) -> bool:
-    return all(
-        (release / name).is_file() and (release / name).read_bytes() == data
-        for name, data in files.items()
-    )
-
-
-@dataclass(frozen=True)
-class Plan:
-    version: str
-    is_new: bool  # False when a release of the same data date already has exactly this content
-    files: dict[str, bytes]
-
-
-def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan:
-    """Decide the version: an existing release of the same data date with identical content is
-    reused (nothing new), otherwise the next free CalVer of the data date."""
-    existing = list_versions(exports_dir)
-    base = base_version(data_date)
-    for version in reversed([v for v in existing if v == base or v.startswith(base + ".")]):
-        files = render_files(render(version))
-        if _same_content(exports_dir / version, files):
-            return Plan(version, False, files)
-    version = next_version(data_date, existing)
-    return Plan(version, True, render_files(render(version)))
-
-
-def point_latest_at_newest(exports_dir: Path) -> None:
-    """`latest` follows the newest data date, whatever order releases were published in."""
-    versions = list_versions(exports_dir)
+def point_latest_at_newest(exports_dir: Path) -> str | None:
+    """`latest` follows the newest complete release (by version), whatever order releases were
+    published in; returns the version it names."""
     link = exports_dir / LATEST
-    if versions and (not link.is_symlink() or os.readlink(link) != versions[-1]):
-        tmp = exports_dir / f".latest-{os.getpid()}"
-        tmp.unlink(missing_ok=True)
-        os.symlink(versions[-1], tmp)
-        os.replace(tmp, link)
-        _fsync_dir(exports_dir)
+    if link.exists() and not link.is_symlink():
+        raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
+    newest = next(
+        (v for v in reversed(list_versions(exports_dir)) if is_complete(exports_dir / v)), None
+    )
+    if newest is None or (link.is_symlink() and os.readlink(link) == newest):
+        return newest
+    tmp = exports_dir / f"{LATEST_TMP_PREFIX}{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    os.symlink(newest, tmp)
+    _pause("switching")
+    os.replace(tmp, link)
+    _fsync_dir(exports_dir)
+    return newest
 
 
-def write_release(exports_dir: Path, version: str, files: dict[str, bytes]) -> Path:
-    """Write a complete release into a temporary folder, then rename it into place."""
+def write_release(
+    exports_dir: Path,
+    version: str,
+    files: dict[str, bytes],
+    populate: Sequence[Populate] = (),
+) -> Path:
+    """Write a complete release into a temporary folder, check it, then rename it into place."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     target = exports_dir / version
     if target.exists():
         raise FileExistsError(f"release {version} already exists; releases are immutable")
-    staging = Path(tempfile.mkdtemp(prefix=f".tmp-{version}-", dir=exports_dir))
+    staging = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{version}-", dir=exports_dir))
     try:
-        for name, data in sorted(files.items()):
+        for index, (name, data) in enumerate(sorted(files.items())):
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             _write(path, data)
+            if index == 0:
+                _pause("writing")
         (staging / "schemas").mkdir(exist_ok=True)
         for name in EXPORT_FILES:
             shutil.copyfile(schema_path(name), staging / "schemas" / schema_path(name).name)
+        _pause("written")
+        for callback in populate:
+            callback(staging, version)
+        found = release_problems(staging)
+        found += [p for problems in validate_directory(staging).values() for p in problems]
+        if found:
+            raise PublishError(f"release {version} failed its final check: " + "; ".join(found))
+        for path in staging.rglob("*"):
+            if path.is_file():
+                with open(path, "rb") as handle:
+                    os.fsync(handle.fileno())
         for directory in {p.parent for p in staging.rglob("*")} | {staging}:
             _fsync_dir(directory)
         os.chmod(staging, 0o755)  # mkdtemp makes it private; a release is for everyone to read
+        _pause("populated")
         os.rename(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(exports_dir)
+    _pause("renamed")
     return target
 
 
-def publish(exports_dir: Path, plan: Plan) -> PublishResult:
-    if not plan.is_new:
+# --- the whole step ------------------------------------------------------------------------------
+
+
+@contextmanager
+def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None]:
+    """One publisher at a time per exports folder: an flock on the folder itself."""
+    handle = os.open(exports_dir, os.O_RDONLY)
+    deadline = time.monotonic() + wait_seconds
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise PublishError(
+                        f"another build is publishing into {exports_dir}; try again when it ends"
+                    ) from None
+                time.sleep(0.2)
+        yield
+    finally:
+        os.close(handle)
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    version: str
+    published: bool  # False when the content equals the newest release of the same data date
+    path: Path
+    message: str
+    previous: str | None = None  # the release the changelog compares with
+    summary: str = ""  # one line: what changed since `previous`
+    cleaned: tuple[str, ...] = ()  # leftovers of killed publishers that were deleted
+
+
+def publish_release(
+    exports_dir: Path,
+    data_date: datetime,
+    render: Render,
+    populate: Sequence[Populate] = (),
+    *,
+    lock_wait: float = 60.0,
+) -> PublishResult:
+    """Plan, write and switch one release under the publish lock. A release with new content
+    gets CHANGELOG.md and changes.json against the newest complete release before it."""
+    exports_dir.mkdir(parents=True, exist_ok=True)
+    with publish_lock(exports_dir, lock_wait):
+        cleaned = tuple(clean_leftovers(exports_dir))
+        plan = plan_release(exports_dir, data_date, render)
+        if not plan.is_new:
+            point_latest_at_newest(exports_dir)
+            return PublishResult(
+                plan.version,
+                False,
+                exports_dir / plan.version,
+                f"nothing new: identical to release {plan.version}",
+                cleaned=cleaned,
+            )
+        earlier = [
+            v
+            for v in list_versions(exports_dir)
+            if version_key(v) < version_key(plan.version) and is_complete(exports_dir / v)
+        ]
+        previous = earlier[-1] if earlier else None
+        old = read_release(exports_dir / previous) if previous else None
+        changes = compare(old, plan.documents)
+        files = plan.files | {
+            CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
+            CHANGES_JSON: dumps(changes),
+        }
+        path = write_release(exports_dir, plan.version, files, populate)
         point_latest_at_newest(exports_dir)
+        summary = summary_line(changes)
         return PublishResult(
             plan.version,
-            False,
-            exports_dir / plan.version,
-            f"nothing new: identical to release {plan.version}",
+            True,
+            path,
+            f"published release {plan.version}: {summary}",
+            previous=previous,
+            summary=summary,
+            cleaned=cleaned,
         )
-    path = write_release(exports_dir, plan.version, plan.files)
-    point_latest_at_newest(exports_dir)
-    return PublishResult(plan.version, True, path, f"published release {plan.version}")
+
+
+def find_release(exports_dir: Path, ref: str) -> Path:
+    """A release folder from a version (`2026.11.29`), `latest`, or a path to a folder.
+    Raises LookupError naming what exists when nothing matches."""
+    if ref == LATEST:
+        version = latest_version(exports_dir)
+        if version is None:
+            raise LookupError(f"no releases in {exports_dir}")
+        return exports_dir / version
+    if VERSION.match(ref):
+        folder = exports_dir / ref
+        if folder.is_dir():
+            return folder
+        versions = list_versions(exports_dir)
+        known = ", ".join(versions) if versions else "none"
+        raise LookupError(f"no release {ref} in {exports_dir} (published: {known})")
+    folder = Path(ref).expanduser()
+    if folder.is_dir():
+        return folder.resolve()
+    raise LookupError(f"{ref!r} is neither a release version (YYYY.MM.DD[.N]) nor a folder")

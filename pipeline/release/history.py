@@ -1,0 +1,197 @@
+"""Release history in the warehouse: `history.releases` and `history.release_figures`.
+
+Core tables are rebuilt by every build; schema `history` is only ever added to, so it keeps every
+release a warehouse has published. Rows are derived from the release folders themselves
+(immutable, complete), so a warehouse that missed a release (a crash between the rename and the
+insert, a fresh warehouse over old exports) catches up at the next publish.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from pipeline.release.changelog import endpoint_id, summary_line
+from pipeline.release.publish import (
+    CHANGES_JSON,
+    DATAPACKAGE,
+    is_complete,
+    list_versions,
+    read_release,
+)
+from pipeline.settings import SQL_DIR
+
+HISTORY_SQL = SQL_DIR / "mart" / "40_figure_history.sql"
+
+RELEASES_SCHEMA = pa.schema(
+    [
+        ("version", pa.string()),
+        ("data_date", pa.timestamp("us", tz="UTC")),
+        ("as_of", pa.timestamp("us", tz="UTC")),
+        ("schema_version", pa.string()),
+        ("built_at", pa.timestamp("us", tz="UTC")),
+        ("previous_version", pa.string()),
+        ("summary", pa.string()),
+        ("content_hashes", pa.map_(pa.string(), pa.string())),
+        ("snapshots", pa.list_(pa.string())),
+        ("snapshot_count", pa.int32()),
+        ("providers", pa.int32()),
+        ("figures", pa.int32()),
+    ]
+)
+FIGURES_SCHEMA = pa.schema(
+    [
+        ("version", pa.string()),
+        ("endpoint_id", pa.string()),
+        ("provider_id", pa.string()),
+        ("model_id", pa.string()),
+        ("precision", pa.string()),
+        ("service_tier", pa.string()),
+        ("reasoning_effort", pa.string()),
+        ("metric", pa.string()),
+        ("scope", pa.string()),
+        ("value", pa.float64()),
+        ("low", pa.float64()),
+        ("high", pa.float64()),
+        ("qualifier", pa.string()),
+        ("unit", pa.string()),
+        ("tier", pa.string()),
+        ("stale", pa.bool_()),
+        ("is_headline", pa.bool_()),
+        ("observed_at", pa.timestamp("us", tz="UTC")),
+        ("retrieved_at", pa.timestamp("us", tz="UTC")),
+        ("source_id", pa.string()),
+        ("snapshot_id", pa.string()),
+    ]
+)
+
+
+def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
+    """Create schema `history` (and the mart view over it) if missing; never drops anything."""
+    con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+
+
+def _time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def figure_rows(version: str, documents: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per live figure of a release's inference.json, flagged when it is the headline."""
+    rows = []
+    for provider in documents["inference.json"]["providers"]:
+        headline = provider.get("headline")
+        head_key = None
+        if headline:
+            head_key = (
+                endpoint_id(provider["id"], headline["model"]["id"], headline["variant"]),
+                headline["metric"],
+                headline["scope"],
+            )
+        for figure in provider["live_figures"]:
+            endpoint = endpoint_id(provider["id"], figure["model"]["id"], figure["variant"])
+            variant = figure["variant"]
+            rows.append(
+                {
+                    "version": version,
+                    "endpoint_id": endpoint,
+                    "provider_id": provider["id"],
+                    "model_id": figure["model"]["id"],
+                    "precision": variant["precision"],
+                    "service_tier": variant["service_tier"],
+                    "reasoning_effort": variant["reasoning_effort"],
+                    "metric": figure["metric"],
+                    "scope": figure["scope"],
+                    "value": figure["value"],
+                    "low": figure["low"],
+                    "high": figure["high"],
+                    "qualifier": figure["qualifier"],
+                    "unit": figure["unit"],
+                    "tier": figure["tier"],
+                    "stale": bool(figure["stale"]),
+                    "is_headline": (endpoint, figure["metric"], figure["scope"]) == head_key,
+                    "observed_at": _time(figure["observed_at"]),
+                    "retrieved_at": _time(figure["source"].get("retrieved_at")),
+                    "source_id": figure["source"]["id"],
+                    "snapshot_id": figure["source"]["snapshot"],
+                }
+            )
+    return rows
+
+
+def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The history.releases row and history.release_figures rows of one release folder."""
+    documents = read_release(folder)
+    version = folder.name
+    head = documents["inference.json"]
+    package = json.loads((folder / DATAPACKAGE).read_text(encoding="utf-8"))
+    hashes = {r["path"]: r["hash"] for r in package["resources"]}
+    try:
+        changes = json.loads((folder / CHANGES_JSON).read_text(encoding="utf-8"))
+        previous = (changes.get("from") or {}).get("version")
+        summary = summary_line(changes)
+    except (OSError, ValueError, KeyError, TypeError):
+        previous, summary = None, "no changes.json in this release"
+    snapshots = sorted({s["id"] for d in documents.values() for s in d.get("snapshots", [])})
+    figures = figure_rows(version, documents)
+    row = {
+        "version": version,
+        "data_date": _time(head["data_date"]),
+        "as_of": _time(head.get("as_of")),
+        "schema_version": head["schema_version"],
+        "built_at": built_at,
+        "previous_version": previous,
+        "summary": summary,
+        "content_hashes": sorted(hashes.items()),
+        "snapshots": snapshots,
+        "snapshot_count": len(snapshots),
+        "providers": len(head["providers"]),
+        "figures": len(figures),
+    }
+    return row, figures
+
+
+def record_releases(
+    con: duckdb.DuckDBPyConnection,
+    exports_dir: Path,
+    built_at: Mapping[str, datetime] | None = None,
+) -> list[str]:
+    """Add every complete release folder that history.releases lacks, in one transaction;
+    returns the versions added. `built_at` gives the publish time of releases just published;
+    others get their folder's modification time."""
+    ensure_history(con)
+    known = {row[0] for row in con.execute("SELECT version FROM history.releases").fetchall()}
+    releases, figures = [], []
+    for version in list_versions(exports_dir):
+        folder = exports_dir / version
+        if version in known or not is_complete(folder):
+            continue
+        when = (built_at or {}).get(version) or datetime.fromtimestamp(
+            folder.stat().st_mtime, tz=UTC
+        )
+        row, rows = release_row(folder, when)
+        releases.append(row)
+        figures += rows
+    if not releases:
+        return []
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for table, schema, rows in (
+            ("history.releases", RELEASES_SCHEMA, releases),
+            ("history.release_figures", FIGURES_SCHEMA, figures),
+        ):
+            con.register("incoming", pa.Table.from_pylist(rows, schema=schema))
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+            con.unregister("incoming")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return [row["version"] for row in releases]

@@ -1,0 +1,165 @@
+"""The changelog's pure functions on a real release of the bundled corpus, edited the way a
+later release would differ from it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pipeline.release.changelog import (
+    compare,
+    figure_text,
+    relative_change,
+    render_markdown,
+    summary_line,
+)
+from pipeline.release.jsonio import dumps
+from pipeline.release.publish import read_release
+
+GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
+
+
+@pytest.fixture(scope="module")
+def release(built) -> dict:
+    return read_release(built.exports / "latest")
+
+
+@pytest.fixture
+def later(release) -> dict:
+    documents = copy.deepcopy(release)
+    documents["inference.json"]["version"] = "2026.11.30"
+    return documents
+
+
+def provider(documents: dict, provider_id: str) -> dict:
+    return next(p for p in documents["inference.json"]["providers"] if p["id"] == provider_id)
+
+
+def groq_llama(documents: dict) -> dict:
+    return next(
+        f
+        for f in provider(documents, "groq")["live_figures"]
+        if f["model"]["id"] == "llama-3.3-70b-instruct"
+        and f["metric"] == "output_tokens_per_s"
+        and f["source"]["id"].startswith("aa-")
+    )
+
+
+def test_a_release_compared_with_itself_has_no_changes(release):
+    changes = compare(release, release)
+    assert not changes["figures"]["changed"] and not changes["headlines"]
+    assert summary_line(changes) == "no content changed"
+    assert "no content changed" in render_markdown(changes)
+
+
+def test_the_first_release_counts_what_it_holds(release):
+    changes = compare(None, release)
+    assert changes["first_release"] and changes["from"] is None
+    assert changes["contents"]["providers"] == len(release["inference.json"]["providers"])
+    assert changes["contents"]["catalogue_entries"] == 75
+    assert summary_line(changes).startswith("first release: 17 providers")
+    assert "This is the first release" in render_markdown(changes)
+
+
+def test_a_changed_figure_has_old_and_new_value_and_relative_change(release, later):
+    groq_llama(later)["value"] = 330.0
+    changes = compare(release, later)
+    [figure] = changes["figures"]["changed"]
+    assert figure["endpoint"] == GROQ_LLAMA
+    assert (figure["old"]["value"], figure["new"]["value"]) == (321.0, 330.0)
+    assert figure["relative_change"] == pytest.approx(9 / 321, abs=1e-4)
+    assert summary_line(changes) == "figures: 1 changed"
+    assert "| 321.0 tokens/s | 330.0 tokens/s | +2.8% |" in render_markdown(changes)
+
+
+def test_a_figure_observed_again_with_the_same_value_is_not_a_change(release, later):
+    groq_llama(later)["observed_at"] = "2026-11-30T00:00:00Z"
+    changes = compare(release, later)
+    assert changes["figures"]["changed"] == []
+    assert changes["figures"]["reobserved_unchanged"] == 1
+    assert summary_line(changes) == "no figure changed (1 figure re-observed)"
+
+
+def test_a_bound_against_a_point_figure_has_no_relative_change(release, later):
+    figure = groq_llama(later)
+    figure["qualifier"] = "at_least"
+    changes = compare(release, later)
+    [changed] = changes["figures"]["changed"]
+    assert changed["relative_change"] is None
+    assert figure_text(changed["new"]) == "≥321.0 tokens/s"
+
+
+def test_newly_stale_figures_and_headline_changes(release, later):
+    groq = provider(later, "groq")
+    groq_llama(later)["stale"] = True
+    groq["headline"]["stale"] = True
+    groq["headline"]["display"] += " · as of 2026-11-29"
+    changes = compare(release, later)
+    assert [f["endpoint"] for f in changes["stale"]["newly_stale"]] == [GROQ_LLAMA]
+    assert changes["figures"]["changed"] == []  # the value did not move
+    [headline] = changes["headlines"]
+    assert headline["provider"]["id"] == "groq" and headline["new"]["stale"]
+    text = render_markdown(changes)
+    assert "## Newly stale figures" in text and "| now stale |" in text
+    assert compare(later, release)["stale"]["fresh_again"][0]["endpoint"] == GROQ_LLAMA
+
+
+def test_providers_models_platforms_and_catalogue_entries_added_and_removed(release, later):
+    inference = later["inference.json"]
+    inference["providers"] = [p for p in inference["providers"] if p["id"] != "baseten"]
+    later["model_platforms.json"]["platforms"].pop(0)
+    task = later["inference_catalog.json"]["tasks"][0]
+    removed_entry = task["models"].pop(0)
+    task["models"][0]["function_calling"] = not task["models"][0]["function_calling"]
+    changes = compare(release, later)
+    assert [p["id"] for p in changes["providers"]["removed"]] == ["baseten"]
+    assert [f["endpoint"].split("/")[0] for f in changes["figures"]["removed"]] == ["baseten"]
+    assert [p["id"] for p in changes["platforms"]["removed"]] == ["amazon-bedrock"]
+    assert [e["id"] for e in changes["catalogue"]["removed"]] == [removed_entry["id"]]
+    [entry] = changes["catalogue"]["changed"]
+    assert [c["field"] for c in entry["changes"]] == ["function_calling"]
+    back = compare(later, release)
+    assert [p["id"] for p in back["providers"]["added"]] == ["baseten"]
+    assert back["catalogue"]["added"][0]["task"] == task["name"]
+
+
+def test_a_source_tier_change_is_reported(release, later):
+    def retier(value: object) -> None:
+        if isinstance(value, dict):
+            if value.get("id") == "agentfieldbook-inference" and "tier" in value:
+                value["tier"] = "T1"
+            for child in value.values():
+                retier(child)
+        elif isinstance(value, list):
+            for child in value:
+                retier(child)
+
+    retier(later)
+    changes = compare(release, later)
+    [source] = changes["sources"]["tier_changed"]
+    assert source["id"] == "agentfieldbook-inference"
+    assert source["changes"] == [{"field": "tier", "old": "T2", "new": "T1"}]
+    assert "1 source tier changed" in summary_line(changes)
+
+
+def test_text_from_the_data_cannot_break_the_markdown_tables(release, later):
+    groq = provider(later, "groq")
+    groq["name"] = "Groq | Inc\nnew line"
+    groq_llama(later)["value"] = 330.0
+    text = render_markdown(compare(release, later))
+    row = next(line for line in text.splitlines() if "330.0 tokens/s" in line)
+    assert row.startswith("| Groq \\| Inc new line | Llama 3.3 70B |")
+
+
+def test_changes_are_deterministic(release, later):
+    groq_llama(later)["value"] = 330.0
+    assert dumps(compare(release, later)) == dumps(compare(release, copy.deepcopy(later)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [(322.0, 321.0, -0.0031), (100, 150, 0.5), (0, 5, None), (None, 5, None), (True, 2, None)],
+)
+def test_relative_change(old, new, expected):
+    assert relative_change(old, new) == expected

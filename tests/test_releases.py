@@ -1,0 +1,467 @@
+"""Releases end to end on the bundled corpus: time travel, one release per content, a changelog
+in every release, `speedbook diff` and `speedbook releases`, and the warehouse's history.
+
+One module-scoped warehouse goes through four real builds (Dagster, in-process):
+  1. --as-of 2026-06-30  -> 2026.06.28, the first release (the June 2026 picture)
+  2. every snapshot       -> 2026.11.29
+  3. the same again       -> nothing new
+  4. a new Artificial Analysis page for Llama 3.3 70B with another Groq figure -> 2026.11.29.1
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline import progress
+from pipeline.cli import main
+from pipeline.release.contracts import EXPORT_FILES, validate_directory
+from pipeline.release.history import record_releases
+from pipeline.release.publish import (
+    PublishError,
+    latest_version,
+    list_versions,
+    next_version,
+    plan_release,
+    publish_lock,
+    publish_release,
+    read_release,
+)
+from pipeline.settings import METADATA_DIR, PROJECT_ROOT, Settings
+from pipeline.snapshots import SnapshotStore
+
+BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
+AA_LLAMA = "aa-llama-3-3-instruct-70b"
+GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
+JUNE, NOVEMBER, NOVEMBER_1 = "2026.06.28", "2026.11.29", "2026.11.29.1"
+
+
+@dataclass
+class Scenario:
+    settings: Settings
+    lines: list[list[str]]  # progress lines of each build
+    versions: list[list[str]]  # releases after each build
+
+
+def _build(settings: Settings, *options: str) -> list[str]:
+    """`speedbook build` in-process; returns its progress lines."""
+    lines: list[str] = []
+    progress.set_reporter(lines.append)
+    try:
+        locations = ["--registry", str(settings.registry), "--warehouse", str(settings.warehouse)]
+        status = main(["build", *options, *locations, "--exports", str(settings.exports)])
+    finally:
+        progress.set_reporter(None)
+    assert status == 0, lines
+    return lines
+
+
+def _add_groq_page(settings: Settings, speed: str) -> None:
+    """A later capture of the AA Llama 3.3 70B page on which Groq's figure moved."""
+    store = SnapshotStore(settings.raw_dir)
+    page = store.latest(AA_LLAMA)
+    html = store.read(page).decode("utf-8")
+    assert "<td>321</td>" in html
+    store.add(
+        AA_LLAMA,
+        html.replace("<td>321</td>", f"<td>{speed}</td>").encode("utf-8"),
+        url=page.url,
+        retrieved_at=datetime(2026, 11, 29, 12, tzinfo=UTC),
+        content_type=page.content_type,
+        obtained_by="manual",
+        extension="html",
+        note="test: Groq's figure changed",
+    )
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    root = tmp_path_factory.mktemp("releases")
+    shutil.copytree(BUNDLED_RAW, root / "warehouse" / "raw")
+    settings = Settings.resolve(METADATA_DIR / "sources.toml", root / "warehouse", root / "exports")
+    result = Scenario(settings, [], [])
+    for step in ("june", "all", "again", "groq"):
+        if step == "groq":
+            _add_groq_page(settings, "333")
+        options = ["--as-of", "2026-06-30"] if step == "june" else []
+        result.lines.append(_build(settings, *options))
+        result.versions.append(list_versions(settings.exports))
+    return result
+
+
+def _inference(scenario: Scenario, version: str) -> dict:
+    return json.loads((scenario.settings.exports / version / "inference.json").read_text())
+
+
+def _speed(document: dict, provider: str, model: str, **variant: str | None) -> float:
+    row = next(p for p in document["providers"] if p["id"] == provider)
+    values = [
+        f["value"]
+        for f in row["live_figures"]
+        if f["model"]["id"] == model
+        and f["metric"] == "output_tokens_per_s"
+        and all(f["variant"][k] == v for k, v in variant.items())
+        and f["source"]["id"].startswith("aa-")
+    ]
+    assert len(values) == 1, values
+    return values[0]
+
+
+def _changes(scenario: Scenario, version: str) -> dict:
+    return json.loads((scenario.settings.exports / version / "changes.json").read_text())
+
+
+# --- versions and time travel -------------------------------------------------------------------
+
+
+def test_as_of_june_gives_the_june_picture_and_the_default_build_the_later_one(scenario):
+    june, november = _inference(scenario, JUNE), _inference(scenario, NOVEMBER)
+    assert june["as_of"] == "2026-06-30T23:59:59Z"
+    assert june["data_date"] == "2026-06-28T00:00:00Z"
+    assert all(s["retrieved_at"] <= "2026-06-30T23:59:59Z" for s in june["snapshots"])
+    assert _speed(june, "cerebras", "gpt-oss-120b", reasoning_effort="high") == 1753.0
+    assert _speed(june, "groq", "llama-3.3-70b-instruct") == 322.0
+    assert _speed(june, "deepinfra", "gpt-oss-120b", service_tier="standard") == 51.7
+    assert _speed(november, "groq", "llama-3.3-70b-instruct") == 321.0
+    headline = next(p for p in november["providers"] if p["id"] == "cerebras")["headline"]
+    assert (headline["model"]["id"], headline["value"]) == ("llama-3.3-70b-instruct", 2314.0)
+
+
+def test_versions_follow_the_data_date_and_latest_the_newest(scenario):
+    assert scenario.versions[0] == [JUNE]
+    assert scenario.versions[1] == [JUNE, NOVEMBER]
+    assert scenario.versions[3] == [JUNE, NOVEMBER, NOVEMBER_1]
+    exports = scenario.settings.exports
+    assert os.readlink(exports / "latest") == NOVEMBER_1
+    assert latest_version(exports) == NOVEMBER_1
+    for version in scenario.versions[3]:
+        assert _inference(scenario, version)["version"] == version
+        assert json.loads((exports / version / "datapackage.json").read_text())["version"] == (
+            version
+        )
+
+
+def test_a_second_build_with_nothing_new_publishes_nothing_and_says_so(scenario):
+    assert scenario.versions[2] == scenario.versions[1]
+    # said by the publish step, or by the build when it skips a run over unchanged inputs
+    said = [x for x in scenario.lines[2] if "nothing new" in x and NOVEMBER in x]
+    assert said, scenario.lines[2]
+    assert any(f"published release {NOVEMBER}" in x for x in scenario.lines[1])
+
+
+def test_every_release_is_complete_and_valid(scenario):
+    exports = scenario.settings.exports
+    for version in list_versions(exports):
+        folder = exports / version
+        assert validate_directory(folder) == {name: [] for name in EXPORT_FILES}
+        names = {p.name for p in folder.iterdir()}
+        assert {"CHANGELOG.md", "changes.json", "datapackage.json", "schemas"} <= names
+        assert read_release(folder)  # the files match the hashes in datapackage.json
+    assert not [p for p in exports.iterdir() if p.name.startswith((".tmp-", ".latest-"))]
+
+
+# --- changelogs ---------------------------------------------------------------------------------
+
+
+def test_the_first_release_says_it_is_the_first(scenario):
+    changes = _changes(scenario, JUNE)
+    assert changes["first_release"] is True and changes["from"] is None
+    assert changes["contents"]["providers"] == len(_inference(scenario, JUNE)["providers"])
+    text = (scenario.settings.exports / JUNE / "CHANGELOG.md").read_text()
+    assert text.startswith(f"# Speedbook {JUNE}\n")
+    assert "This is the first release" in text
+
+
+def test_the_november_changelog_compares_with_june(scenario):
+    changes = _changes(scenario, NOVEMBER)
+    assert changes["from"]["version"] == JUNE and changes["to"]["version"] == NOVEMBER
+    groq = [f for f in changes["figures"]["changed"] if f["endpoint"] == GROQ_LLAMA]
+    assert len(groq) == 1
+    assert (groq[0]["old"]["value"], groq[0]["new"]["value"]) == (322.0, 321.0)
+    assert groq[0]["relative_change"] == pytest.approx(-1 / 322, abs=1e-4)
+    assert {p["id"] for p in changes["providers"]["added"]} == {"baseten", "nebius", "novita-ai"}
+    assert len(changes["platforms"]["added"]) == 8
+    assert len(changes["catalogue"]["added"]) == 75
+    newly_stale = {f["endpoint"] for f in changes["stale"]["newly_stale"]}
+    assert "deepinfra/gpt-oss-120b/unknown/standard/high" in newly_stale
+    headlines = {h["provider"]["id"]: h for h in changes["headlines"]}
+    assert headlines["groq"]["old"]["value"] == 477.6
+    assert headlines["groq"]["new"]["value"] == 321.0
+
+
+def test_an_added_snapshot_with_a_changed_figure_gives_a_release_naming_it(scenario):
+    changes = _changes(scenario, NOVEMBER_1)
+    assert changes["from"]["version"] == NOVEMBER
+    assert [f["endpoint"] for f in changes["figures"]["changed"]] == [GROQ_LLAMA]
+    figure = changes["figures"]["changed"][0]
+    assert (figure["old"]["value"], figure["new"]["value"]) == (321.0, 333.0)
+    assert figure["new"]["snapshot"].startswith(f"{AA_LLAMA}/20261129T120000Z-")
+    assert [h["provider"]["id"] for h in changes["headlines"]] == ["groq"]
+    text = (scenario.settings.exports / NOVEMBER_1 / "CHANGELOG.md").read_text()
+    assert "| Groq | Llama 3.3 70B |" in text
+    assert "| 321.0 tokens/s | 333.0 tokens/s | +3.7% |" in text
+
+
+# --- the commands -------------------------------------------------------------------------------
+
+
+def test_diff_between_june_and_november_lists_groq_322_to_321(scenario, cli):
+    exports = str(scenario.settings.exports)
+    result = cli("diff", JUNE, NOVEMBER, "--exports", exports)
+    assert result.status == 0, result.err
+    assert f"Changes from release {JUNE}" in result.out
+    groq = [line for line in result.out.splitlines() if line.startswith("| Groq | Llama 3.3 70B")]
+    assert any("| 322.0 tokens/s | 321.0 tokens/s | -0.3% |" in line for line in groq)
+    assert "## Providers added" in result.out and "## Catalogue entries added" in result.out
+    as_json = cli("diff", JUNE, NOVEMBER, "--json", "--exports", exports)
+    assert json.loads(as_json.out) == _changes(scenario, NOVEMBER)
+
+
+def test_diff_defaults_to_the_two_newest_releases(scenario, cli):
+    result = cli("diff", "--exports", str(scenario.settings.exports))
+    assert result.status == 0, result.err
+    assert result.out.startswith(f"# Speedbook {NOVEMBER_1}\n")
+    assert "| 321.0 tokens/s | 333.0 tokens/s |" in result.out
+    only_old = cli("diff", JUNE, "--exports", str(scenario.settings.exports))
+    assert only_old.out.startswith(f"# Speedbook {NOVEMBER_1}\n")
+    folders = cli(
+        "diff", str(scenario.settings.exports / JUNE), str(scenario.settings.exports / "latest")
+    )
+    assert folders.status == 0 and "| 322.0 tokens/s | 333.0 tokens/s |" in folders.out
+
+
+def test_releases_lists_versions_with_data_date_and_what_changed(scenario, cli):
+    result = cli("releases", "--exports", str(scenario.settings.exports))
+    assert result.status == 0, result.err
+    lines = result.out.splitlines()
+    june = next(line for line in lines if line.startswith(JUNE))
+    assert "2026-06-28" in june and "first release: 14 providers" in june
+    latest = next(line for line in lines if line.startswith(NOVEMBER_1))
+    assert latest.startswith(f"{NOVEMBER_1} *")
+    assert "figures: 1 changed; 1 headline changed" in latest
+    rows = json.loads(cli("releases", "--json", "--exports", str(scenario.settings.exports)).out)
+    assert [r["version"] for r in rows] == [JUNE, NOVEMBER, NOVEMBER_1]
+    assert [r["latest"] for r in rows] == [False, False, True]
+
+
+def _one_line_error(result, *fragments: str) -> None:
+    assert result.status != 0
+    assert result.out == ""
+    assert len(result.err.strip().splitlines()) == 1, result.err
+    for fragment in fragments:
+        assert fragment in result.err
+
+
+def test_diff_errors_are_one_line(scenario, cli, tmp_path):
+    exports = scenario.settings.exports
+    _one_line_error(
+        cli("diff", "2026.01.01", NOVEMBER, "--exports", str(exports)),
+        "no release 2026.01.01",
+        f"published: {JUNE}, {NOVEMBER}, {NOVEMBER_1}",
+    )
+    _one_line_error(cli("diff", "yesterday", "--exports", str(exports)), "neither a release")
+    lonely = tmp_path / "lonely"
+    shutil.copytree(exports / JUNE, lonely / JUNE)
+    _one_line_error(cli("diff", "--exports", str(lonely)), "need two releases", "has 1")
+    _one_line_error(cli("diff", "--exports", str(tmp_path / "none")), "has 0")
+
+
+def test_a_damaged_release_folder_is_reported_not_compared(scenario, cli, tmp_path):
+    copy = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, copy, symlinks=True)
+    document = copy / NOVEMBER / "inference.json"
+    document.write_bytes(document.read_bytes().replace(b"321.0", b"999.0"))
+    _one_line_error(
+        cli("diff", JUNE, NOVEMBER, "--exports", str(copy)),
+        "damaged release",
+        "inference.json does not match the sha256 in datapackage.json",
+    )
+    (copy / JUNE / "model_platforms.json").unlink()
+    _one_line_error(cli("diff", JUNE, NOVEMBER_1, "--exports", str(copy)), "is missing")
+    rows = json.loads(cli("releases", "--json", "--exports", str(copy)).out)
+    assert [r["damaged"] is not None for r in rows] == [True, True, False]
+    assert rows[2]["summary"].startswith("first release")  # nothing readable before it
+
+
+# --- publishing details -------------------------------------------------------------------------
+
+
+def test_next_version_counts_releases_of_one_data_date():
+    day = datetime(2026, 11, 29, tzinfo=UTC)
+    assert next_version(day, []) == "2026.11.29"
+    assert next_version(day, ["2026.11.28", "2026.11.29"]) == "2026.11.29.1"
+    assert next_version(day, ["2026.11.29", "2026.11.29.1", "2026.11.29.2"]) == "2026.11.29.3"
+
+
+def _render_from(folder: Path, data_date: str | None = None):
+    documents = read_release(folder)
+
+    def render(version: str) -> dict:
+        extra = {"data_date": data_date} if data_date else {}
+        return {name: doc | {"version": version} | extra for name, doc in documents.items()}
+
+    return render
+
+
+def test_content_equal_to_an_older_release_of_the_date_is_a_new_release(scenario, tmp_path):
+    """Reverting to what 2026.11.29 said differs from the newest (.1), so it is published."""
+    exports = scenario.settings.exports
+    day = datetime(2026, 11, 29, tzinfo=UTC)
+    plan = plan_release(exports, day, _render_from(exports / NOVEMBER))
+    assert (plan.version, plan.is_new) == ("2026.11.29.2", True)
+    same = plan_release(exports, day, _render_from(exports / NOVEMBER_1))
+    assert (same.version, same.is_new) == (NOVEMBER_1, False)
+
+
+def test_publishing_the_same_exports_again_publishes_nothing_and_says_so(scenario, tmp_path):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    before = _hashes_of(exports)
+    day = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    result = publish_release(exports, day, _render_from(exports / NOVEMBER_1))
+    assert (result.published, result.version) == (False, NOVEMBER_1)
+    assert result.message == f"nothing new: identical to release {NOVEMBER_1}"
+    assert _hashes_of(exports) == before
+
+
+def _hashes_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_another_as_of_bound_over_the_same_snapshots_is_nothing_new(scenario):
+    """`build --as-of 2026-07-15` reads the same snapshots as --as-of 2026-06-30."""
+    exports = scenario.settings.exports
+    documents = read_release(exports / JUNE)
+
+    def render(version: str) -> dict:
+        stamp = {"version": version, "as_of": "2026-07-15T23:59:59Z"}
+        return {name: document | stamp for name, document in documents.items()}
+
+    plan = plan_release(exports, datetime(2026, 6, 28, tzinfo=UTC), render)
+    assert (plan.version, plan.is_new) == (JUNE, False)
+
+
+def test_populate_callbacks_add_content_before_the_rename(scenario, tmp_path):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
+    seen = []
+
+    def preview(staging: Path, version: str) -> None:
+        seen.append((staging.name, version, (staging / "inference.json").is_file()))
+        (staging / "index.html").write_text(f"<h1>{version}</h1>")
+
+    result = publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, [preview])
+    assert result.published and result.version == "2026.12.01" and result.previous == NOVEMBER_1
+    assert seen[0][0].startswith(".tmp-2026.12.01-") and seen[0][1:] == ("2026.12.01", True)
+    assert (exports / "2026.12.01" / "index.html").read_text() == "<h1>2026.12.01</h1>"
+    assert os.readlink(exports / "latest") == "2026.12.01"
+
+
+@pytest.mark.parametrize("failure", ["raises", "clobbers an export"])
+def test_a_failing_populate_callback_publishes_nothing(scenario, tmp_path, failure):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    before = sorted(p.name for p in exports.iterdir())
+
+    def broken(staging: Path, version: str) -> None:
+        if failure == "raises":
+            raise RuntimeError("parquet writer failed")
+        (staging / "inference.json").write_text("{}")
+
+    render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
+    expected = RuntimeError if failure == "raises" else PublishError
+    with pytest.raises(expected):
+        publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, [broken])
+    assert sorted(p.name for p in exports.iterdir()) == before
+    assert os.readlink(exports / "latest") == NOVEMBER_1
+
+
+def test_one_publisher_at_a_time(scenario, tmp_path):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
+    with publish_lock(exports), pytest.raises(PublishError, match="another build is publishing"):
+        publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, lock_wait=0.3)
+    assert list_versions(exports) == [JUNE, NOVEMBER, NOVEMBER_1]
+    assert sorted(p.name for p in exports.iterdir()) == [*list_versions(exports), "latest"]
+
+
+# --- history in the warehouse -------------------------------------------------------------------
+
+
+def test_history_keeps_every_release_across_rebuilds(scenario):
+    with duckdb.connect(str(scenario.settings.database), read_only=True) as con:
+        rows = con.execute(
+            "SELECT version, data_date, as_of, previous_version, snapshot_count, figures, "
+            "content_hashes['inference.json'], summary FROM history.releases ORDER BY version"
+        ).fetchall()
+        assert [r[0] for r in rows] == [JUNE, NOVEMBER, NOVEMBER_1]
+        june, _, newest = rows
+        assert june[2] is not None and newest[2] is None  # as_of only for the --as-of build
+        assert [r[3] for r in rows] == [None, JUNE, NOVEMBER]
+        package = json.loads((scenario.settings.exports / JUNE / "datapackage.json").read_text())
+        hashes = {r["path"]: r["hash"] for r in package["resources"]}
+        assert june[6] == hashes["inference.json"]
+        assert newest[7] == "figures: 1 changed; 1 headline changed"
+        counts = dict(
+            con.execute(
+                "SELECT version, count(*) FROM history.release_figures GROUP BY ALL"
+            ).fetchall()
+        )
+        assert counts == {r[0]: r[5] for r in rows}
+        unknown = con.execute(
+            "SELECT count(*) FROM history.release_figures WHERE version = ? "
+            "AND endpoint_id NOT IN (SELECT endpoint_id FROM core.endpoints)",
+            [NOVEMBER_1],
+        ).fetchone()[0]
+        assert unknown == 0  # endpoint ids spelled as the core tables spell them
+
+
+def test_figure_history_shows_an_endpoint_over_releases_and_snapshots(scenario):
+    with duckdb.connect(str(scenario.settings.database), read_only=True) as con:
+        rows = con.execute(
+            "SELECT record, release_version, value, source_id FROM mart.figure_history "
+            "WHERE endpoint_id = ? AND metric = 'output_tokens_per_s' AND scope = 'live_median' "
+            "AND tier = 'T1' ORDER BY at_time, record, release_version",
+            [GROQ_LLAMA],
+        ).fetchall()
+        releases = [(r[1], r[2]) for r in rows if r[0] == "release"]
+        assert releases == [(JUNE, 322.0), (NOVEMBER, 321.0), (NOVEMBER_1, 333.0)]
+        snapshots = [r[2] for r in rows if r[0] == "snapshot" and r[3] == AA_LLAMA]
+        assert snapshots == [322.0, 321.0, 333.0]
+        uncommented = con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            "WHERE (schema_name = 'history' OR table_name = 'figure_history') "
+            "AND (comment IS NULL OR comment = '')"
+        ).fetchall()
+        assert uncommented == []
+        tables = con.execute(
+            "SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'history' "
+            "UNION ALL SELECT view_name, comment FROM duckdb_views() "
+            "WHERE view_name = 'figure_history'"
+        ).fetchall()
+        assert len(tables) == 3 and all(comment for _, comment in tables)
+
+
+def test_a_warehouse_that_missed_releases_catches_up_from_the_folders(scenario, tmp_path):
+    database = tmp_path / "copy.duckdb"
+    shutil.copyfile(scenario.settings.database, database)
+    with duckdb.connect(str(database)) as con:
+        con.execute("DELETE FROM history.release_figures WHERE version <> ?", [JUNE])
+        con.execute("DELETE FROM history.releases WHERE version <> ?", [JUNE])
+        added = record_releases(con, scenario.settings.exports)
+        assert added == [NOVEMBER, NOVEMBER_1]
+        assert record_releases(con, scenario.settings.exports) == []
+        built = con.execute(
+            "SELECT built_at FROM history.releases WHERE version = ?", [NOVEMBER_1]
+        ).fetchone()[0]
+        mtime = (scenario.settings.exports / NOVEMBER_1).stat().st_mtime
+        assert abs(built.timestamp() - mtime) < 1
