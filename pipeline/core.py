@@ -8,6 +8,7 @@ snapshot, so no build ever loses a past observation and the same inputs give the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
 
@@ -15,9 +16,11 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
+from pipeline.faults import pause_point
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.normalise.numbers import parse_count_statement, parse_figure
+from pipeline.outcomes import OutcomeRecord
 from pipeline.registry import Source
 from pipeline.reviewed import Claim, Platform
 from pipeline.schema.core import CORE_TABLES
@@ -99,6 +102,29 @@ def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
         ],
         columns=list(CORE_TABLES["snapshots"].to_schema().columns),
     )
+
+
+def _outcomes_frame(outcomes: Sequence[OutcomeRecord]) -> pd.DataFrame:
+    """Fetch outcomes as rows; log_line keeps each source's log order, which breaks ties between
+    records stamped in the same second."""
+    lines: dict[str, int] = {}
+    rows = []
+    for record in outcomes:
+        lines[record.source_id] = lines.get(record.source_id, 0) + 1
+        rows.append(
+            {
+                "source_id": record.source_id,
+                "log_line": lines[record.source_id],
+                "outcome": record.outcome,
+                "detail": record.detail or None,
+                "fetched_at": pd.Timestamp(record.when),
+                "snapshot_id": f"{record.source_id}/{record.snapshot}" if record.snapshot else None,
+                "http_status": record.http_status,
+                "size_bytes": record.bytes,
+                "attempts": record.attempts,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(CORE_TABLES["fetch_outcomes"].to_schema().columns))
 
 
 def _entity_frames(resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -183,9 +209,11 @@ def build_core(
     as_of: datetime | None,
     data_date: datetime | None,
     fingerprint: str,
+    outcomes: Sequence[OutcomeRecord] = (),
 ) -> dict[str, int]:
     """Rebuild every core table in one transaction; return row counts. Nothing is committed if
-    any step fails, so the warehouse keeps the previous build."""
+    any step fails, so the warehouse keeps the previous build. `outcomes` are the fetch logs'
+    records, each source's oldest first (they feed core.fetch_outcomes and mart.source_health)."""
     blocking = labels.blocking
     if len(blocking):
         names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
@@ -202,9 +230,11 @@ def build_core(
         _insert(con, "core.providers", providers)
         _insert(con, "core.models", models)
         _insert(con, "core.platforms", platform_rows)
+        _insert(con, "core.fetch_outcomes", _outcomes_frame(outcomes))
         _replace(con, "staging.label_resolution", labels.resolutions)
         _replace(con, "staging.reviewed_claims", _claims_frame(claims, resolver))
         _replace(con, "staging.platform_sources", platform_sources)
+        pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
             con.execute(path.read_text(encoding="utf-8"))
         con.execute("DELETE FROM core.build_state")

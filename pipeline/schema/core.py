@@ -227,6 +227,48 @@ class PlatformModels(CoreTable):
     observed_at: Series[UtcTimestamp]
 
 
+class Extractions(CoreTable):
+    """How each snapshot's extraction went: copied from the staging cache so that the core layer
+    (and its Parquet copy) says which snapshots were read and which failed."""
+
+    snapshot_id: Series[str] = pa.Field(unique=True)
+    source_id: Series[str]
+    format: Series[str] = pa.Field(description="parser that read it")
+    parser_version: Series[str] = pa.Field(description="version of the parser that read it")
+    status: Series[str] = pa.Field(
+        isin=["ok", "failed", "damaged"],
+        description="ok; failed (the parser raised); damaged (bytes no longer match sha256)",
+    )
+    error: Series[str] = pa.Field(nullable=True, description="why it failed, naming the snapshot")
+    rows_extracted: Series[int] = pa.Field(
+        ge=0, metadata={"unit": "rows"}, description="rows over every staged frame"
+    )
+    row_counts: Series[str] = pa.Field(nullable=True, description="rows per staged frame, JSON")
+
+
+class FetchOutcomes(CoreTable):
+    """Every fetch outcome in the sources' logs (<raw>/<source_id>/_outcomes.jsonl): one row per
+    `speedbook fetch` of a source, whatever happened."""
+
+    source_id: Series[str]
+    log_line: Series[int] = pa.Field(ge=1, description="position in the source's log, from 1")
+    outcome: Series[str] = pa.Field(isin=["new", "unchanged", "not_modified", "failed"])
+    detail: Series[str] = pa.Field(
+        nullable=True, description="for failed, the reason; otherwise what was stored or matched"
+    )
+    fetched_at: Series[UtcTimestamp] = pa.Field(description="when the fetch ended")
+    snapshot_id: Series[str] = pa.Field(
+        nullable=True, description="the new or identical snapshot, <source_id>/<file>"
+    )
+    http_status: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True, description="status of the final response, if one arrived"
+    )
+    size_bytes: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True, metadata={"unit": "bytes"}, description="decoded body size, if read"
+    )
+    attempts: Series[int] = pa.Field(ge=0, description="requests made; 0 when skipped")
+
+
 CORE_TABLES: dict[str, type[CoreTable]] = {
     "sources": Sources,
     "snapshots": Snapshots,
@@ -239,4 +281,6 @@ CORE_TABLES: dict[str, type[CoreTable]] = {
     "claim_evidence": ClaimEvidence,
     "platforms": Platforms,
     "platform_models": PlatformModels,
+    "extractions": Extractions,
+    "fetch_outcomes": FetchOutcomes,
 }

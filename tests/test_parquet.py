@@ -1,0 +1,115 @@
+"""Parquet copies of the warehouse: read back with DuckDB (Hive partitioning on) they hold exactly
+the warehouse's rows, and the same warehouse writes the same bytes."""
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.release.parquet import write_parquet
+
+
+@pytest.fixture(scope="module")
+def warehouse(built):
+    con = duckdb.connect(str(built.database), read_only=True)
+    con.execute("SET TimeZone = 'UTC'")
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def written(warehouse, tmp_path_factory) -> tuple[Path, dict[str, int]]:
+    target = tmp_path_factory.mktemp("parquet")
+    return target, write_parquet(warehouse, target)
+
+
+def names(con, catalog: str, schema: str) -> list[str]:
+    column = "view_name" if catalog == "duckdb_views()" else "table_name"
+    return [
+        r[0]
+        for r in con.execute(
+            f"SELECT {column} FROM {catalog} WHERE schema_name = ? AND NOT internal", [schema]
+        ).fetchall()
+    ]
+
+
+def columns(con, query: str) -> list[tuple[str, str]]:
+    return [(row[0], row[1]) for row in con.execute(f"DESCRIBE {query}").fetchall()]
+
+
+def same_rows(con, left: str, right: str) -> bool:
+    """Equal as multisets, nulls included: nothing in one that is not in the other."""
+    extra = con.execute(
+        f"SELECT count(*) FROM (({left} EXCEPT ALL {right}) UNION ALL ({right} EXCEPT ALL {left}))"
+    ).fetchone()[0]
+    return extra == 0
+
+
+def test_every_core_table_and_mart_view_is_written(warehouse, written):
+    target, counts = written
+    tables = names(warehouse, "duckdb_tables()", "core")
+    views = names(warehouse, "duckdb_views()", "mart")
+    expected = {f"core/{t}.parquet" for t in tables if t != "observations"}
+    expected |= {f"mart/{v}.parquet" for v in views}
+    partitions = {p for p in counts if p.startswith("core/observations/")}
+    assert set(counts) - partitions == expected
+    assert {"mart/leaderboard.parquet", "mart/peak_vs_live.parquet", "core/claims.parquet"} <= set(
+        counts
+    )
+    on_disk = {p.relative_to(target).as_posix() for p in target.rglob("*.parquet")}
+    assert on_disk == set(counts)
+
+
+def test_read_back_equals_the_warehouse(warehouse, written):
+    target, counts = written
+    for path, rows in counts.items():
+        if path.startswith("core/observations/"):
+            continue
+        schema, name = path.removesuffix(".parquet").split("/")
+        source = f"SELECT * FROM {schema}.{name}"
+        copy = f"SELECT * FROM read_parquet('{target / path}')"
+        assert warehouse.execute(f"SELECT count(*) FROM ({source})").fetchone()[0] == rows
+        assert same_rows(warehouse, source, copy), path
+        # same column names and types, so a reader needs no casts
+        assert columns(warehouse, copy) == columns(warehouse, source), path
+
+
+def test_observations_are_partitioned_by_month_in_hive_layout(warehouse, written):
+    target, counts = written
+    months = [
+        r[0]
+        for r in warehouse.execute(
+            "SELECT DISTINCT strftime(observed_at, '%Y-%m') FROM core.observations ORDER BY 1"
+        ).fetchall()
+    ]
+    assert "2026-06" in months and "2023-12" in months
+    assert sorted(p for p in counts if p.startswith("core/observations/")) == [
+        f"core/observations/observed_month={m}/data_0.parquet" for m in months
+    ]
+    copy = f"read_parquet('{target}/core/observations/*/*.parquet', hive_partitioning = true)"
+    assert same_rows(
+        warehouse,
+        "SELECT * FROM core.observations",
+        f"SELECT * EXCLUDE (observed_month) FROM {copy}",
+    )
+    misfiled = warehouse.execute(
+        f"SELECT count(*) FROM {copy} WHERE observed_month <> strftime(observed_at, '%Y-%m')"
+    ).fetchone()[0]
+    assert misfiled == 0
+    # a month's file does not repeat the partition column (Spark and Trino take it from the path)
+    one_month = target / "core" / "observations" / f"observed_month={months[0]}" / "data_0.parquet"
+    inside = warehouse.execute(f"SELECT name FROM parquet_schema('{one_month}')").fetchall()
+    assert ("observed_at",) in inside and ("observed_month",) not in inside
+
+
+def test_the_same_warehouse_writes_the_same_bytes(warehouse, written, tmp_path):
+    first, counts = written
+    assert write_parquet(warehouse, tmp_path) == counts
+
+    def digest(root: Path) -> dict[str, str]:
+        return {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in counts}
+
+    assert digest(tmp_path) == digest(first)
+    # the connection is left usable: no unfinished result
+    assert warehouse.sql("SELECT 1").fetchall() == [(1,)]

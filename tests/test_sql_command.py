@@ -1,0 +1,180 @@
+"""`speedbook sql`: read-only queries on a built warehouse, three output formats, and refusals."""
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from pipeline.commands.sql import RefusedQuery, check_query
+
+FASTEST = (
+    "SELECT model_id, provider_id, output_tokens_per_s FROM mart.leaderboard "
+    "WHERE rank = 1 AND model_id = 'llama-3.3-70b-instruct'"
+)
+
+
+@pytest.fixture
+def sql(built, cli):
+    def run(*args: str):
+        return cli("sql", *args, "--warehouse", str(built.warehouse))
+
+    return run
+
+
+def test_json_csv_and_table_formats(sql):
+    result = sql(FASTEST, "--format", "json")
+    assert result.status == 0, result.err
+    assert json.loads(result.out) == [
+        {
+            "model_id": "llama-3.3-70b-instruct",
+            "provider_id": "cerebras",
+            "output_tokens_per_s": 2314.0,
+        }
+    ]
+    result = sql(FASTEST, "--format", "csv")
+    assert list(csv.reader(io.StringIO(result.out))) == [
+        ["model_id", "provider_id", "output_tokens_per_s"],
+        ["llama-3.3-70b-instruct", "cerebras", "2314.0"],
+    ]
+    result = sql(FASTEST)
+    lines = result.out.splitlines()
+    assert lines[0].split() == ["model_id", "provider_id", "output_tokens_per_s"]
+    assert lines[2].split() == ["llama-3.3-70b-instruct", "cerebras", "2,314.0"]
+    assert lines[-1] == "(1 row)"
+
+
+def test_lists_timestamps_and_nulls_come_out_as_json_values(sql):
+    result = sql(
+        "SELECT claim_sources, first_retrieved_at, live_value FROM mart.peak_vs_live "
+        "WHERE claim_id = 'sambanova-llama-3-8b-1000'",
+        "--format",
+        "json",
+    )
+    (row,) = json.loads(result.out)
+    assert row["claim_sources"] == [
+        "tokendyno-fastest-llm-inference-2026",
+        "venturebeat-sambanova-llama-3-8b",
+    ]
+    assert row["first_retrieved_at"] == "2026-06-28T00:00:00+00:00"
+    assert row["live_value"] is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "DESCRIBE mart.leaderboard",
+        "SHOW TABLES",
+        "SUMMARIZE core.models",
+        "PRAGMA table_info('mart.source_health')",
+        "EXPLAIN SELECT * FROM mart.leaderboard",
+        "FROM core.models LIMIT 1",
+        "WITH t AS (SELECT 1 AS x) SELECT x FROM t;",
+    ],
+)
+def test_reading_statements_run(sql, query):
+    result = sql(query)
+    assert result.status == 0, result.err
+    assert result.out.strip()
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("DROP TABLE core.observations", "DROP statements are refused"),
+        ("INSERT INTO core.models VALUES ('x', 'X', NULL)", "INSERT statements are refused"),
+        ("ATTACH '/tmp/other.duckdb' AS other", "ATTACH statements are refused"),
+        ("COPY core.models TO '/tmp/models.csv'", "COPY statements are refused"),
+        ("INSTALL httpfs", "LOAD statements are refused"),
+        ("LOAD httpfs", "LOAD statements are refused"),
+        ("SET threads = 1", "SET statements are refused"),
+        ("PRAGMA threads = 1", "SET statements are refused"),
+        ("UPDATE core.models SET name = 'x'", "UPDATE statements are refused"),
+        ("CREATE TABLE t AS SELECT 1", "CREATE statements are refused"),
+        ("SELECT 1; DROP TABLE core.models", "one statement at a time, got 2"),
+        ("WITH x AS (SELECT 1) DELETE FROM core.models", "DELETE statements are refused"),
+        ("EXPLAIN ANALYZE DELETE FROM core.models", "EXPLAIN ANALYZE runs the statement"),
+        ("EXPLAIN DROP TABLE core.models", "DROP statements are refused"),
+        ("CALL pragma_table_info('core.models')", "CALL statements are refused"),
+        ("PRAGMA import_database('/tmp')", "only the PRAGMAs that describe the schema"),
+        ("   ", "the query is empty"),
+        ("SELEC 1", "not valid SQL"),
+    ],
+)
+def test_writing_and_other_statements_are_refused(sql, built, query, message):
+    result = sql(query)
+    assert result.status == 2
+    assert result.out == ""
+    assert result.err.startswith("speedbook sql: error: refused: ")
+    assert message in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    with duckdb.connect(str(built.database), read_only=True) as con:  # nothing was lost
+        assert con.execute("SELECT count(*) FROM core.models").fetchone()[0] == 15
+
+
+def test_files_and_urls_cannot_be_read(sql, tmp_path):
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    for query in (
+        f"SELECT * FROM read_csv('{secret}')",
+        f"FROM '{secret}'",
+        "SELECT * FROM 'https://example.org/x.parquet'",
+    ):
+        result = sql(query)
+        assert result.status == 2
+        assert "disabled by configuration" in result.err
+
+
+def test_a_failing_query_is_one_clear_line(sql):
+    result = sql("SELECT * FROM mart.no_such_view")
+    assert result.status == 2
+    assert result.err.startswith("speedbook sql: error: Catalog Error: ")
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def test_query_from_stdin(sql, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("SELECT count(*) AS n FROM core.models\n"))
+    result = sql("-", "--format", "json")
+    assert json.loads(result.out) == [{"n": 15}]
+
+
+def test_missing_warehouse_says_to_build(cli, tmp_path):
+    result = cli("sql", "SELECT 1", "--warehouse", str(tmp_path / "nowhere"))
+    assert result.status == 2
+    assert "run `speedbook build` first" in result.err
+
+
+def test_a_warehouse_being_written_is_reported(built, cli, tmp_path):
+    warehouse = tmp_path / "warehouse"
+    warehouse.mkdir()
+    shutil.copy(built.database, warehouse / "speedbook.duckdb")
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]);"
+            " print('open', flush=True); time.sleep(60)",
+            str(warehouse / "speedbook.duckdb"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout.readline().strip() == "open"
+        result = cli("sql", "SELECT 1", "--warehouse", str(warehouse))
+    finally:
+        writer.kill()
+        writer.wait()
+    assert result.status == 2
+    assert "is being written" in result.err
+
+
+def test_check_query_uses_the_parser_not_keywords():
+    # a keyword inside a string or a comment is not a statement
+    check_query("SELECT 'DROP TABLE core.models' AS text -- INSERT")
+    with pytest.raises(RefusedQuery):
+        check_query("/* SELECT */ DROP TABLE core.models")
