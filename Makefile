@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install run test lint format bench ui clean
+.PHONY: help install run test lint format bench ui clean browser
 
 help:
 	@echo "make run    set up .venv and build the dataset (warehouse/, exports/)"
@@ -28,7 +28,15 @@ install: $(STAMP)
 run: install
 	$(BIN)/speedbook build
 
-test: install
+# The preview page test drives Debian's chromium headless; install it when missing.
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; \
+	  else echo "chromium is missing and installing it needs root: apt-get install chromium" >&2; \
+	    exit 1; fi; \
+	  $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends chromium; }
+
+test: install browser
 	$(BIN)/python -m pytest
 
 lint: install

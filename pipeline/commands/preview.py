@@ -1,0 +1,90 @@
+"""`speedbook preview`: render a release's preview page (index.html) from its own exports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import CommandError
+from pipeline.release.contracts import EXPORT_FILES, problems
+from pipeline.release.preview import render_preview
+from pipeline.settings import Settings
+
+NAME = "preview"
+HELP = "render a release's preview page (index.html) from its exports"
+DESCRIPTION = (
+    "Render the self-contained preview page of a release (headline throughput bars, live versus "
+    "record claims, platforms, edge catalogue) from the release's inference.json, "
+    "model_platforms.json and inference_catalog.json. The exports are checked against their "
+    "schemas first. Writes to stdout unless --output is given."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "release",
+        nargs="?",
+        metavar="RELEASE_DIR",
+        type=Path,
+        help="a release folder (default: <exports>/latest)",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the page to FILE (default: stdout; '-' also means stdout)",
+    )
+
+
+def read_release(directory: Path) -> dict[str, dict[str, Any]]:
+    """The three exports of a release folder, each checked against its schema."""
+    if not directory.is_dir():
+        raise CommandError(f"{directory}: no such release folder (run `speedbook build` first)")
+    documents: dict[str, dict[str, Any]] = {}
+    for name in EXPORT_FILES:
+        path = directory / name
+        if not path.is_file():
+            raise CommandError(f"{directory}: {name} is missing; not a release folder")
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            raise CommandError(f"{path}: not readable JSON: {error}") from None
+        found = problems(name, document, limit=1)
+        if found:
+            raise CommandError(f"{path}: does not match its schema: {found[0]}")
+        documents[name] = document
+    return documents
+
+
+def _write(path: Path, text: str) -> None:
+    """Through a temporary file and a rename, so a reader never sees half a page."""
+    if path.is_dir():
+        raise CommandError(f"{path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise CommandError(f"{path.parent}: no such folder")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise CommandError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    directory = args.release if args.release is not None else settings.exports / "latest"
+    page = render_preview(read_release(directory))
+    if args.output in (None, "-"):
+        sys.stdout.write(page)
+        return 0
+    output = Path(args.output)
+    _write(output, page)
+    print(f"wrote {output} ({len(page.encode('utf-8')):,} bytes) from {directory}")
+    return 0
