@@ -1,0 +1,1 @@
+"""Benchmarking the build: a synthetic corpus in the real formats, at any size."""
