@@ -19,6 +19,11 @@ COMMAND_MODULES = (
     "resolve",
     "ui",
     "fetch",
+    "preview",
+    "diff",
+    "releases",
+    "sql",
+    "dictionary",
 )
 
 

@@ -52,3 +52,21 @@ def take_inventory(
         },
         problems=tuple(problems),
     )
+
+
+_cache: dict[tuple[str, str, tuple[str, ...]], Inventory] = {}
+
+
+def cached_inventory(
+    store: SnapshotStore, sources: dict[str, Source], as_of: datetime | None = None
+) -> Inventory:
+    """The inventory, read once per build: every asset of a run sees the same snapshots, and a
+    large store's metadata is not re-read by each of them. The runner clears it per build."""
+    key = (str(store.root), as_of.isoformat() if as_of else "", tuple(sorted(sources)))
+    if key not in _cache:
+        _cache[key] = take_inventory(store, sources, as_of)
+    return _cache[key]
+
+
+def clear_cache() -> None:
+    _cache.clear()

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-METADATA_DIR = Path(__file__).resolve().parent / "metadata"
+ENV_METADATA = "SPEEDBOOK_METADATA"
+# The reviewed files (registry, aliases, claims, platforms). Another folder can stand in for it,
+# e.g. the benchmark's synthetic metadata; read once, when the package is imported.
+METADATA_DIR = Path(
+    os.environ.get(ENV_METADATA) or Path(__file__).resolve().parent / "metadata"
+).resolve()
 SQL_DIR = PROJECT_ROOT / "sql"
 SCHEMAS_DIR = PROJECT_ROOT / "schemas"
 

@@ -187,19 +187,27 @@ class SnapshotStore:
         when given, otherwise raised."""
         if source_id is None:
             directories: Iterable[Path] = (
-                sorted(p for p in self.root.iterdir() if p.is_dir()) if self.root.exists() else ()
+                sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+                if self.root.exists()
+                else ()
             )
         else:
             directories = (self.source_dir(source_id),)
+        index = _MetaIndex.load(self.root)
         found: list[SnapshotMeta] = []
         for directory in directories:
             if not directory.is_dir():
                 continue
-            for entry in sorted(os.scandir(directory), key=lambda e: e.name):
-                if not entry.name.endswith(META_SUFFIX) or entry.name.startswith("."):
-                    continue
+            names = sorted(
+                entry.name
+                for entry in os.scandir(directory)
+                if entry.name.endswith(META_SUFFIX) and not entry.name.startswith(".")
+            )
+            for name in names:
                 try:
-                    meta = self._read_meta(Path(entry.path))
+                    meta = index.get(directory.name, name) or index.put(
+                        directory.name, name, self._read_meta(directory / name)
+                    )
                 except SnapshotError as error:
                     if errors is None:
                         raise
@@ -207,6 +215,8 @@ class SnapshotStore:
                     continue
                 if as_of is None or meta.retrieved <= as_of:
                     found.append(meta)
+            index.keep_only(directory.name, names)
+        index.save()
         found.sort(key=lambda m: (m.retrieved_at, m.source_id, m.file))
         return found
 
@@ -230,3 +240,61 @@ class SnapshotStore:
                 f"on disk {sha256_hex(data)[:12]}…): the file was changed or damaged"
             )
         return data
+
+
+class _MetaIndex:
+    """A cache of parsed metadata records, in `<raw>/.snapshot-index.json`.
+
+    Metadata files are written once and never changed, so a record read before can be reused as
+    long as its file is still listed; a large store's listing then costs a directory scan instead
+    of reading every record again. The cache is only ever an optimisation: deleting it is safe,
+    and a failed write is ignored."""
+
+    VERSION = 1
+    NAME = ".snapshot-index.json"
+
+    def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:
+        self.root = root
+        self.entries = entries
+        self.changed = False
+
+    @classmethod
+    def load(cls, root: Path) -> _MetaIndex:
+        try:
+            record = json.loads((root / cls.NAME).read_text(encoding="utf-8"))
+            if record.get("version") == cls.VERSION and isinstance(record.get("entries"), dict):
+                return cls(root, record["entries"])
+        except (OSError, ValueError):
+            pass
+        return cls(root, {})
+
+    def get(self, source: str, name: str) -> SnapshotMeta | None:
+        fields_ = self.entries.get(source, {}).get(name)
+        if fields_ is None:
+            return None
+        try:
+            return SnapshotMeta(**fields_)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+
+    def put(self, source: str, name: str, meta: SnapshotMeta) -> SnapshotMeta:
+        self.entries.setdefault(source, {})[name] = asdict(meta)
+        self.changed = True
+        return meta
+
+    def keep_only(self, source: str, names: list[str]) -> None:
+        known = self.entries.get(source)
+        if known and len(known) != len(names):
+            wanted = set(names)
+            for name in [n for n in known if n not in wanted]:
+                del known[name]
+                self.changed = True
+
+    def save(self) -> None:
+        if not self.changed or not self.root.is_dir():
+            return
+        try:
+            data = json.dumps({"version": self.VERSION, "entries": self.entries}).encode("utf-8")
+            _atomic_write(self.root / self.NAME, data)
+        except OSError:
+            pass  # a read-only store still lists correctly, only more slowly

@@ -1,10 +1,12 @@
 """Extraction with a cache: each snapshot is parsed once per parser version, and its frames are
 kept in the warehouse's `staging` schema, keyed by snapshot.
 
-A snapshot is re-read only when its parser's version changed or its file no longer matches what
-was extracted (size or mtime moved; the sha256 then decides whether it was damaged). Parsing runs
-in worker processes when there is enough of it, and results are written in batches, each batch in
-one transaction, so a killed build keeps every finished batch and loses none.
+A snapshot is re-read only when its parser's version changed, its last extraction failed, or its
+file no longer matches what was extracted (size or mtime moved; the sha256 then decides whether
+it was damaged). Snapshots are parsed in chunks, in worker processes when there is enough work;
+a chunk's rows are validated together (one Pandera call per frame, falling back to one snapshot
+at a time only to name a culprit) and written in one transaction, so a killed build keeps every
+finished chunk and loses none. Memory stays bounded by the chunk size.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import pandas as pd
 import pyarrow as pa
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
+from pipeline.extract.base import deferred, frame_of, validate_frame
+from pipeline.faults import pause_point
 from pipeline.progress import report
 from pipeline.registry import Source
 from pipeline.schema.ddl import comments, create_table
@@ -44,7 +48,21 @@ CREATE TABLE IF NOT EXISTS staging.extractions (
     extracted_at TIMESTAMPTZ NOT NULL
 )
 """
-PARALLEL_THRESHOLD = 48
+EXTRACTION_COLUMNS = [
+    "snapshot_id",
+    "source_id",
+    "format",
+    "parser_version",
+    "sha256",
+    "file_size",
+    "file_mtime_ns",
+    "status",
+    "error",
+    "row_counts",
+    "extracted_at",
+]
+PARALLEL_THRESHOLD = 64  # below this many snapshots, worker start-up costs more than it saves
+CHUNK = 256
 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
@@ -64,6 +82,9 @@ class ExtractReport:
     damaged: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     new_snapshot_ids: list[str] = field(default_factory=list)
+    parse_seconds: float = 0.0  # summed over worker processes
+    validate_seconds: float = 0.0
+    write_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -71,177 +92,214 @@ class _Job:
     meta: SnapshotMeta
     source: Source
     raw_root: str
-    path: str
     size: int
     mtime_ns: int
 
 
 @dataclass
-class _Result:
-    job: _Job
-    frames: dict[str, pd.DataFrame] | None = None
-    error: str | None = None
-    damaged: bool = False
+class _Chunk:
+    """What a worker hands back for a chunk of jobs."""
+
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)  # validated rows of ok jobs
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # snapshot -> frame -> rows
+    failed: dict[str, str] = field(default_factory=dict)  # snapshot -> error
+    damaged: dict[str, str] = field(default_factory=dict)
+    parse_seconds: float = 0.0
+    validate_seconds: float = 0.0
 
 
-def _run(job: _Job) -> _Result:
-    """Read, verify and parse one snapshot (in a worker process or in-line)."""
-    store = SnapshotStore(Path(job.raw_root))
+def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | SnapshotDamaged:
     try:
         data = store.read(job.meta)
     except SnapshotDamaged as error:
-        return _Result(job, error=str(error), damaged=True)
+        return error
     parser = PARSERS[job.source.format]
     try:
-        return _Result(job, frames=parser.parse(SnapshotInput(job.meta, job.source, data)))
+        with deferred():
+            return parser.parse(SnapshotInput(job.meta, job.source, data))  # type: ignore[return-value]
     except ExtractError as error:
-        return _Result(job, error=str(error))
+        return str(error)
     except RecursionError:
-        return _Result(job, error=f"{job.meta.snapshot_id}: document nested too deeply to parse")
+        return f"{job.meta.snapshot_id}: document nested too deeply to parse"
+
+
+def _run_chunk(jobs: list[_Job]) -> _Chunk:
+    """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line)."""
+    import time
+
+    chunk = _Chunk()
+    if not jobs:
+        return chunk
+    store = SnapshotStore(Path(jobs[0].raw_root))
+    records: dict[str, list[dict]] = {}
+    owners: dict[str, list[str]] = {}  # frame -> snapshot id of each record, in order
+    started = time.perf_counter()
+    for job in jobs:
+        sid = job.meta.snapshot_id
+        result = _parse(job, store)
+        if isinstance(result, SnapshotDamaged):
+            chunk.damaged[sid] = str(result)
+            continue
+        if isinstance(result, str):
+            chunk.failed[sid] = result
+            continue
+        chunk.counts[sid] = {name: len(rows) for name, rows in result.items()}
+        for name, rows in result.items():
+            records.setdefault(name, []).extend(rows)
+            owners.setdefault(name, []).extend([sid] * len(rows))
+    chunk.parse_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    for name, rows in records.items():
+        frame = frame_of(name, rows)
+        try:
+            chunk.frames[name] = validate_frame(name, frame)
+        except ValueError:
+            # Find which snapshots broke the rules; the rest of the chunk is still good.
+            owner = pd.Series(owners[name])
+            good = []
+            for sid in dict.fromkeys(owners[name]):
+                try:
+                    good.append(validate_frame(name, frame[owner.values == sid]))
+                except ValueError as error:
+                    chunk.failed[sid] = f"{sid}: {error}"
+            chunk.frames[name] = pd.concat(good, ignore_index=True) if good else frame.iloc[:0]
+    for sid in chunk.failed:
+        chunk.counts.pop(sid, None)
+    for name, frame in chunk.frames.items():
+        if chunk.failed and len(frame):
+            chunk.frames[name] = frame[~frame["snapshot_id"].isin(chunk.failed)]
+    chunk.validate_seconds = time.perf_counter() - started
+    return chunk
 
 
 def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     rows = con.execute(
-        "SELECT snapshot_id, parser_version, sha256, file_size, file_mtime_ns, status "
+        "SELECT snapshot_id, parser_version, file_size, file_mtime_ns, status, sha256 "
         "FROM staging.extractions"
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
+
+
+def _extraction_row(
+    job: _Job, status: str, error: str | None, counts: dict[str, int] | None, now: datetime
+) -> dict[str, object]:
+    return {
+        "snapshot_id": job.meta.snapshot_id,
+        "source_id": job.source.id,
+        "format": job.source.format,
+        "parser_version": PARSERS[job.source.format].version,
+        "sha256": job.meta.sha256,
+        "file_size": job.size,
+        "file_mtime_ns": job.mtime_ns,
+        "status": status,
+        "error": error,
+        "row_counts": json.dumps(counts or {}, sort_keys=True),
+        "extracted_at": now,
+    }
+
+
+def _upsert_extractions(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> None:
+    if not rows:
+        return
+    frame = pd.DataFrame(rows, columns=EXTRACTION_COLUMNS)
+    con.register("incoming_extractions", pa.Table.from_pandas(frame, preserve_index=False))
+    con.execute(
+        "DELETE FROM staging.extractions WHERE snapshot_id IN "
+        "(SELECT snapshot_id FROM incoming_extractions)"
+    )
+    con.execute("INSERT INTO staging.extractions BY NAME SELECT * FROM incoming_extractions")
+    con.unregister("incoming_extractions")
 
 
 def _plan(
     con: duckdb.DuckDBPyConnection,
     store: SnapshotStore,
     snapshots: Iterable[tuple[SnapshotMeta, Source]],
-    report_: ExtractReport,
+    result: ExtractReport,
 ) -> list[_Job]:
     previous = _previous(con)
     jobs: list[_Job] = []
+    marks: list[dict[str, object]] = []
+    now = datetime.now(UTC)
     for meta, source in snapshots:
         path = store.path_of(meta)
         try:
             stat = os.stat(path)
         except OSError:
-            report_.damaged.append(f"{meta.snapshot_id}: file missing")
-            _mark(con, meta, source, "damaged", "file missing", None, 0, 0)
+            job = _Job(meta, source, str(store.root), 0, 0)
+            result.damaged.append(f"{meta.snapshot_id}: file missing")
+            marks.append(_extraction_row(job, "damaged", "file missing", None, now))
             continue
-        parser = PARSERS[source.format]
+        job = _Job(meta, source, str(store.root), stat.st_size, stat.st_mtime_ns)
         done = previous.get(meta.snapshot_id)
-        job = _Job(meta, source, str(store.root), str(path), stat.st_size, stat.st_mtime_ns)
-        if done is None or done[0] != parser.version or done[4] == "failed":
+        if done is None or done[0] != PARSERS[source.format].version or done[3] == "failed":
             jobs.append(job)
             continue
-        if (done[2], done[3]) == (stat.st_size, stat.st_mtime_ns) and done[4] == "ok":
-            report_.cached += 1
+        if (done[1], done[2]) == (stat.st_size, stat.st_mtime_ns) and done[3] == "ok":
+            result.cached += 1
             continue
-        # The file moved since it was extracted: only its hash says whether it is the same bytes.
+        # The file changed since it was extracted: only its hash says whether the bytes did.
         if sha256_hex(path.read_bytes()) == meta.sha256:
-            _mark(
-                con,
-                meta,
-                source,
-                "ok",
-                None,
-                None,
-                stat.st_size,
-                stat.st_mtime_ns,
-                keep_counts=True,
-            )
-            report_.cached += 1
+            jobs.append(job)  # same bytes (touched, or restored after damage): read it again
         else:
-            report_.damaged.append(
-                f"{meta.snapshot_id}: sha256 mismatch, the file was changed or damaged"
-            )
-            _mark(
-                con,
-                meta,
-                source,
-                "damaged",
-                "sha256 mismatch",
-                None,
-                stat.st_size,
-                stat.st_mtime_ns,
-            )
+            error = "sha256 mismatch: the file was changed or damaged"
+            result.damaged.append(f"{meta.snapshot_id}: {error}")
+            marks.append(_extraction_row(job, "damaged", error, None, now))
+    _upsert_extractions(con, marks)
     return jobs
 
 
-def _mark(
-    con: duckdb.DuckDBPyConnection,
-    meta: SnapshotMeta,
-    source: Source,
-    status: str,
-    error: str | None,
-    counts: dict[str, int] | None,
-    size: int,
-    mtime_ns: int,
-    *,
-    keep_counts: bool = False,
+def _write(
+    con: duckdb.DuckDBPyConnection, jobs: list[_Job], chunk: _Chunk, result: ExtractReport
 ) -> None:
-    parser = PARSERS[source.format]
-    existing = con.execute(
-        "SELECT row_counts FROM staging.extractions WHERE snapshot_id = ?", [meta.snapshot_id]
-    ).fetchone()
-    row_counts = (
-        existing[0] if keep_counts and existing else json.dumps(counts or {}, sort_keys=True)
-    )
-    con.execute("DELETE FROM staging.extractions WHERE snapshot_id = ?", [meta.snapshot_id])
-    con.execute(
-        "INSERT INTO staging.extractions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            meta.snapshot_id,
-            source.id,
-            source.format,
-            parser.version,
-            meta.sha256,
-            size,
-            mtime_ns,
-            status,
-            error,
-            row_counts,
-            datetime.now(UTC),
-        ],
-    )
+    """One transaction per chunk: replace its snapshots' rows, then record the extractions."""
+    import time
 
-
-def _write(con: duckdb.DuckDBPyConnection, results: list[_Result], report_: ExtractReport) -> None:
-    """One transaction per batch: replace each snapshot's rows, then record the extraction."""
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    ids = [job.meta.snapshot_id for job in jobs]
+    frame_names = sorted({name for job in jobs for name in PARSERS[job.source.format].frames})
+    extraction_rows = []
+    for job in jobs:
+        sid = job.meta.snapshot_id
+        if sid in chunk.damaged:
+            result.damaged.append(chunk.damaged[sid])
+            extraction_rows.append(_extraction_row(job, "damaged", chunk.damaged[sid], None, now))
+        elif sid in chunk.failed:
+            result.failed.append(chunk.failed[sid])
+            extraction_rows.append(_extraction_row(job, "failed", chunk.failed[sid], None, now))
+        else:
+            counts = chunk.counts.get(sid, {})
+            extraction_rows.append(_extraction_row(job, "ok", None, counts, now))
+            result.extracted += 1
+            result.new_snapshot_ids.append(sid)
+            for name, count in counts.items():
+                result.rows[name] = result.rows.get(name, 0) + count
     con.execute("BEGIN TRANSACTION")
     try:
-        batches: dict[str, list[pd.DataFrame]] = {}
-        for result in results:
-            job = result.job
-            frame_names = PARSERS[job.source.format].frames
-            for name in frame_names:
-                con.execute(
-                    f"DELETE FROM staging.{name} WHERE snapshot_id = ?", [job.meta.snapshot_id]
-                )
-            if result.frames is None:
-                status = "damaged" if result.damaged else "failed"
-                (report_.damaged if result.damaged else report_.failed).append(str(result.error))
-                _mark(con, job.meta, job.source, status, result.error, None, job.size, job.mtime_ns)
-                continue
-            counts = {name: len(result.frames[name]) for name in frame_names}
-            for name in frame_names:
-                if len(result.frames[name]):
-                    batches.setdefault(name, []).append(result.frames[name])
-                report_.rows[name] = report_.rows.get(name, 0) + counts[name]
-            _mark(con, job.meta, job.source, "ok", None, counts, job.size, job.mtime_ns)
-            report_.extracted += 1
-            report_.new_snapshot_ids.append(job.meta.snapshot_id)
-        for name, frames in batches.items():
-            columns = list(FRAMES[name].to_schema().columns)
-            table = pa.Table.from_pandas(
-                pd.concat(frames, ignore_index=True)[columns], preserve_index=False
+        for name in frame_names:
+            con.execute(
+                f"DELETE FROM staging.{name} WHERE snapshot_id IN (SELECT unnest(?))", [ids]
             )
-            con.register("incoming", table)
-            con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
-            con.unregister("incoming")
+        for name, frame in chunk.frames.items():
+            if len(frame):
+                columns = list(FRAMES[name].to_schema().columns)
+                table = pa.Table.from_pandas(frame[columns], preserve_index=False)
+                con.register("incoming", table)
+                con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
+                con.unregister("incoming")
+        _upsert_extractions(con, extraction_rows)
+        pause_point("staging-batch")  # inside the chunk's transaction
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    result.parse_seconds += chunk.parse_seconds
+    result.validate_seconds += chunk.validate_seconds
+    result.write_seconds += time.perf_counter() - started
 
 
-def _batches(jobs: list[_Job], size: int) -> Iterator[list[_Job]]:
+def _chunks(jobs: list[_Job], size: int) -> Iterator[list[_Job]]:
     for start in range(0, len(jobs), size):
         yield jobs[start : start + size]
 
@@ -252,7 +310,7 @@ def extract(
     snapshots: Iterable[tuple[SnapshotMeta, Source]],
     *,
     workers: int | None = None,
-    batch_size: int = 256,
+    chunk_size: int = CHUNK,
     label: str = "extract",
 ) -> ExtractReport:
     """Bring staging up to date for these snapshots. Failures are collected, not raised."""
@@ -261,21 +319,22 @@ def extract(
     jobs = _plan(con, store, snapshots, result)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
-    done = 0
-    pool = (
-        ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
-        if parallel
-        else None
+    chunks = list(
+        _chunks(jobs, chunk_size if parallel or len(jobs) > chunk_size else len(jobs) or 1)
     )
-    try:
-        for batch in _batches(jobs, batch_size):
-            outcomes = (
-                list(pool.map(_run, batch, chunksize=8)) if pool else [_run(j) for j in batch]
-            )
-            _write(con, outcomes, result)
+    done = 0
+    if parallel:
+        # forkserver: a clean worker, not a fork of a process that may hold threads and locks
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            # map() yields in order and keeps at most a few chunks in flight per worker
+            for batch, chunk in zip(chunks, pool.map(_run_chunk, chunks), strict=True):
+                _write(con, batch, chunk, result)
+                done += len(batch)
+                report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+    else:
+        for batch in chunks:
+            _write(con, batch, _run_chunk(batch), result)
             done += len(batch)
             report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
-    finally:
-        if pool is not None:
-            pool.shutdown()
     return result

@@ -55,3 +55,24 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
         return CliResult(status, captured.out, captured.err)
 
     return run
+
+
+def build_into(root: Path, as_of=None) -> Settings:
+    """Copy the bundled snapshots under `root` and run the real build (Dagster, in-process)."""
+    from pipeline.runner import execute
+
+    warehouse = root / "warehouse"
+    if not (warehouse / "raw").exists():
+        shutil.copytree(BUNDLED_RAW, warehouse / "raw")
+    settings = Settings.resolve(
+        registry=Settings.resolve().registry, warehouse=warehouse, exports=root / "exports"
+    )
+    outcome = execute(settings, as_of)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    return settings
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One full build of the bundled corpus, shared by every test that only reads it."""
+    return build_into(tmp_path_factory.mktemp("built"))

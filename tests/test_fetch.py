@@ -114,7 +114,7 @@ class World:
         return {
             str(p.relative_to(raw)): p.read_bytes()
             for p in sorted(raw.rglob("*"))
-            if p.is_file() and p.name != LOG_NAME
+            if p.is_file() and p.name not in (LOG_NAME, ".snapshot-index.json")
         }
 
 

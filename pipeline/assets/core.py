@@ -1,10 +1,13 @@
 """Normalise and core layers: resolve every label, then load the core tables and mart views."""
 
 from collections.abc import Iterator
+from datetime import datetime
 
 import dagster as dg
+import duckdb
 import pandera.errors as pa_errors
 
+from pipeline import timing
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.assets.staged import staged_asset_key
 from pipeline.core import build_core
@@ -12,10 +15,10 @@ from pipeline.extract import PARSERS
 from pipeline.marts import apply_marts
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport, resolve_labels
-from pipeline.outcomes import latest_outcomes
-from pipeline.raw import take_inventory
+from pipeline.outcomes import OutcomeRecord, latest_outcomes, read_outcomes
+from pipeline.raw import Inventory, cached_inventory
 from pipeline.reviewed import load_claims, load_platforms
-from pipeline.schema.core import CORE_TABLES
+from pipeline.schema.core import CORE_TABLES, CoreTable
 from pipeline.snapshots import SnapshotStore, parse_utc
 from pipeline.warehouse import connect
 
@@ -25,6 +28,22 @@ MART = dg.AssetKey("mart_views")
 
 def core_asset_key(table: str) -> dg.AssetKey:
     return dg.AssetKey(f"core_{table}")
+
+
+def confirmations(outcomes: dict[str, OutcomeRecord], inventory: Inventory) -> dict[str, datetime]:
+    """When a fetch last found a source's newest snapshot still current (HTTP 304, or the same
+    bytes again): that re-confirms its figures for the freshness check."""
+    confirmed = {}
+    for source_id, record in outcomes.items():
+        entry = inventory.sources.get(source_id)
+        newest = entry.latest if entry else None
+        if (
+            newest is not None
+            and record.outcome in ("unchanged", "not_modified")
+            and record.snapshot in (newest.file, newest.data_file)
+        ):
+            confirmed[source_id] = parse_utc(record.at)
+    return confirmed
 
 
 def _labels(speedbook: SpeedbookResource) -> LabelReport:
@@ -117,6 +136,28 @@ WHERE s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'ht
 """
 
 
+def _validate_table(
+    con: duckdb.DuckDBPyConnection, name: str, model: type[CoreTable]
+) -> dg.AssetCheckResult:
+    frame = con.execute(f"SELECT * FROM core.{name}").df()
+    try:
+        model.validate(frame, lazy=True)
+    except pa_errors.SchemaErrors as errors:
+        failures = errors.failure_cases.head(20).to_markdown()
+        return dg.AssetCheckResult(
+            asset_key=core_asset_key(name),
+            check_name="matches_schema",
+            passed=False,
+            metadata={"failures": dg.MetadataValue.md(failures)},
+        )
+    return dg.AssetCheckResult(
+        asset_key=core_asset_key(name),
+        check_name="matches_schema",
+        passed=True,
+        metadata={"rows_checked": len(frame)},
+    )
+
+
 @dg.multi_asset(name="core_tables", specs=_core_specs(), check_specs=_core_checks())
 def core_tables(
     context: dg.AssetExecutionContext, speedbook: SpeedbookResource
@@ -124,45 +165,36 @@ def core_tables(
     settings = speedbook.settings
     sources = speedbook.sources()
     store = SnapshotStore(settings.raw_dir)
-    inventory = take_inventory(store, sources, speedbook.as_of_time)
-    confirmed = {
-        source_id: parse_utc(record.at)
-        for source_id, record in latest_outcomes(settings.raw_dir).items()
-        if record.outcome in ("unchanged", "not_modified")
-    }
+    inventory = cached_inventory(store, sources, speedbook.as_of_time)
+    everything = cached_inventory(store, sources)  # core.snapshots keeps the whole history
+    confirmed = confirmations(latest_outcomes(settings.raw_dir), inventory)
+    resolver = Resolver.load()
     with connect(settings.database) as con:
-        counts = build_core(
-            con,
-            sources=sources,
-            snapshots=store.list(errors=[]),
-            confirmed=confirmed,
-            resolver=Resolver.load(),
-            labels=resolve_labels(con, Resolver.load(), load_platforms()),
-            claims=load_claims(),
-            platforms=load_platforms(),
-            as_of=speedbook.as_of_time,
-            data_date=inventory.data_date,
-            fingerprint="",
-        )
+        with timing.stage("normalise"):
+            labels = resolve_labels(con, resolver, load_platforms())
+        with timing.stage("load"):
+            counts = build_core(
+                con,
+                sources=sources,
+                snapshots=everything.snapshots,
+                confirmed=confirmed,
+                resolver=resolver,
+                labels=labels,
+                claims=load_claims(),
+                platforms=load_platforms(),
+                as_of=speedbook.as_of_time,
+                data_date=inventory.data_date,
+                fingerprint="",
+                outcomes=[
+                    r for source_id in sources for r in read_outcomes(settings.raw_dir, source_id)
+                ],
+            )
         for name, count in counts.items():
             yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata={"rows": count})
-        for name, model in CORE_TABLES.items():
-            frame = con.execute(f"SELECT * FROM core.{name}").df()
-            try:
-                model.validate(frame, lazy=True)
-                passed, meta = True, {"rows_checked": len(frame)}
-            except pa_errors.SchemaErrors as errors:
-                passed = False
-                meta = {
-                    "failures": dg.MetadataValue.md(errors.failure_cases.head(20).to_markdown())
-                }
-            yield dg.AssetCheckResult(
-                asset_key=core_asset_key(name),
-                check_name="matches_schema",
-                passed=passed,
-                metadata=meta,
-            )
-        untraceable = con.execute(TRACEABILITY).fetchone()[0]
+        with timing.stage("validate"):
+            checks = [_validate_table(con, name, model) for name, model in CORE_TABLES.items()]
+            untraceable = con.execute(TRACEABILITY).fetchone()[0]
+        yield from checks
         yield dg.AssetCheckResult(
             asset_key=core_asset_key("observations"),
             check_name="traceable_to_snapshot",
@@ -180,7 +212,7 @@ def core_tables(
     check_specs=[dg.AssetCheckSpec("one_headline_per_provider", asset=MART, blocking=True)],
 )
 def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
-    with connect(speedbook.settings.database) as con:
+    with connect(speedbook.settings.database) as con, timing.stage("sql"):
         applied = apply_marts(con)
         headlines = con.execute(
             "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "

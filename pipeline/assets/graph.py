@@ -5,7 +5,7 @@ from datetime import datetime
 import dagster as dg
 
 from pipeline.assets.core import core_tables, mart_views, staged_unresolved_names
-from pipeline.assets.raw import build_raw_assets
+from pipeline.assets.raw import build_raw_specs
 from pipeline.assets.release import out_exports, out_release
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.assets.staged import build_staged_assets
@@ -17,7 +17,7 @@ def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.D
     sources = load_registry(settings.registry)
     return dg.Definitions(
         assets=[
-            build_raw_assets(sources),
+            *build_raw_specs(sources),
             *build_staged_assets(sources),
             staged_unresolved_names,
             core_tables,

@@ -1,96 +1,69 @@
-"""Raw layer: one asset per registered source, materialised from the snapshot store.
+"""Raw layer: one external asset per registered source, standing for its snapshots on disk.
 
-Each asset records the source's newest usable snapshot (data version = its sha256). The source's
-cadence becomes a Dagster freshness policy, and a non-blocking check warns when the newest
-snapshot is older than that cadence.
+Raw assets are not computed by a run: the snapshot store is filled by `speedbook fetch` and
+`speedbook snapshot add`. Before each build, `report_new_snapshots` records a materialization
+for every source whose newest snapshot changed since the last report, so the UI shows when data
+last arrived. Each source's cadence is its Dagster freshness policy.
 """
-
-from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import dagster as dg
 
-from pipeline.assets.resources import SpeedbookResource
-from pipeline.progress import report
-from pipeline.raw import take_inventory
+from pipeline.raw import Inventory
 from pipeline.registry import Source
-from pipeline.snapshots import SnapshotStore
 
 
 def raw_asset_key(source_id: str) -> dg.AssetKey:
     return dg.AssetKey(f"raw_{source_id.replace('-', '_')}")
 
 
-def _spec(source: Source) -> dg.AssetSpec:
-    return dg.AssetSpec(
-        key=raw_asset_key(source.id),
-        group_name="raw",
-        description=f"{source.publisher}: {source.title or source.url} "
-        f"({source.kind}, {source.tier})",
-        kinds={"file"},
-        freshness_policy=dg.FreshnessPolicy.time_window(fail_window=source.max_age),
-        metadata={
-            "source_id": source.id,
-            "url": dg.MetadataValue.url(source.url),
-            "tier": source.tier,
-            "format": source.format,
-            "cadence": source.cadence,
-        },
-    )
-
-
-def _fresh_check(source: Source) -> dg.AssetCheckSpec:
-    return dg.AssetCheckSpec(
-        "snapshot_within_cadence",
-        asset=raw_asset_key(source.id),
-        description=f"warns when the newest snapshot is older than the {source.cadence} cadence",
-    )
-
-
-def build_raw_assets(sources: dict[str, Source]) -> dg.AssetsDefinition:
-    @dg.multi_asset(
-        name="raw_snapshots",
-        specs=[_spec(source) for source in sources.values()],
-        check_specs=[_fresh_check(source) for source in sources.values()],
-        can_subset=True,
-    )
-    def raw_snapshots(
-        context: dg.AssetExecutionContext, speedbook: SpeedbookResource
-    ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
-        settings = speedbook.settings
-        inventory = take_inventory(
-            SnapshotStore(settings.raw_dir), speedbook.sources(), speedbook.as_of_time
+def build_raw_specs(sources: dict[str, Source]) -> list[dg.AssetSpec]:
+    return [
+        dg.AssetSpec(
+            key=raw_asset_key(source.id),
+            group_name="raw",
+            description=f"{source.publisher}: {source.title or source.url} "
+            f"({source.kind}, {source.tier})",
+            kinds={"file"},
+            freshness_policy=dg.FreshnessPolicy.time_window(fail_window=source.max_age),
+            metadata={
+                "source_id": source.id,
+                "url": dg.MetadataValue.url(source.url),
+                "tier": source.tier,
+                "format": source.format,
+                "cadence": source.cadence,
+            },
         )
-        for problem in inventory.problems:
-            context.log.warning(problem)
-        now = datetime.now(UTC)
-        selected = {key.path[-1] for key in context.selected_asset_keys}
-        for source_id, entry in inventory.sources.items():
-            key = raw_asset_key(source_id)
-            if key.path[-1] not in selected:
-                continue
-            latest = entry.latest
-            metadata: dict[str, object] = {"snapshots": len(entry.snapshots)}
-            if latest is not None:
-                metadata |= {
+        for source in sources.values()
+    ]
+
+
+def report_new_snapshots(instance: dg.DagsterInstance, inventory: Inventory) -> int:
+    """Record a materialization for each source whose newest snapshot is not the one last
+    reported; returns how many were reported. Sources without snapshots are left alone."""
+    reported = 0
+    for source_id, entry in inventory.sources.items():
+        latest = entry.latest
+        if latest is None:
+            continue
+        key = raw_asset_key(source_id)
+        last = instance.get_latest_materialization_event(key)
+        materialization = last.asset_materialization if last else None
+        seen = materialization.metadata.get("sha256") if materialization else None
+        if seen is not None and seen.value == latest.sha256:
+            continue
+        instance.report_runless_asset_event(
+            dg.AssetMaterialization(
+                asset_key=key,
+                description=f"newest snapshot {latest.snapshot_id}",
+                metadata={
+                    "snapshots": len(entry.snapshots),
                     "latest_snapshot": latest.snapshot_id,
                     "retrieved_at": latest.retrieved_at,
                     "obtained_by": latest.obtained_by,
                     "sha256": latest.sha256,
-                }
-            yield dg.MaterializeResult(
-                asset_key=key,
-                metadata=metadata,
-                data_version=dg.DataVersion(latest.sha256 if latest else "none"),
+                },
+                tags={"dagster/data_version": latest.sha256},
             )
-            age = (now - latest.retrieved) if latest else None
-            yield dg.AssetCheckResult(
-                asset_key=key,
-                check_name="snapshot_within_cadence",
-                passed=age is not None and age <= entry.source.max_age,
-                severity=dg.AssetCheckSeverity.WARN,
-                metadata={"age_days": round(age.total_seconds() / 86400, 1) if age else -1},
-            )
-        report(f"raw: {len(inventory.snapshots)} snapshots from {len(inventory.sources)} sources")
-
-    return raw_snapshots
+        )
+        reported += 1
+    return reported

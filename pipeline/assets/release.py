@@ -1,28 +1,52 @@
 """Release layer: the three exports (each with a blocking JSON Schema check) and the release
 that publishes them as a new version when their content changed."""
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+from pipeline import timing
 from pipeline.assets.core import MART
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.progress import report
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
+from pipeline.release.history import record_releases
 from pipeline.release.jsonio import dumps
-from pipeline.release.publish import plan_release, publish
+from pipeline.release.parquet import write_parquet
+from pipeline.release.preview import render_preview
+from pipeline.release.publish import Populate, Render, publish_release
 from pipeline.release.queries import read_inputs
+from pipeline.settings import Settings
 from pipeline.warehouse import connect
 
 RELEASE = dg.AssetKey("out_release")
 PLACEHOLDER_VERSION = "0000.00.00"  # documents are re-rendered with the real version at release
+
+
+# More release content, written into the release folder before it is renamed into place:
+# each is called as populate(staging_dir, version) (Parquet, a preview page, ...).
+def release_extras(settings: Settings, render: Render) -> list[Populate]:
+    """What a release holds besides the exports: Parquet of the warehouse for engines beyond one
+    machine, and index.html, a self-contained preview page built from the release's exports."""
+
+    def parquet(folder: Path, _version: str) -> None:
+        with connect(settings.database, read_only=True) as con:
+            write_parquet(con, folder / "parquet")
+
+    def preview(folder: Path, version: str) -> None:
+        (folder / "index.html").write_text(render_preview(render(version)), encoding="utf-8")
+
+    return [parquet, preview]
 
 
 def export_asset_key(file_name: str) -> dg.AssetKey:
@@ -35,6 +59,11 @@ def pending_dir(warehouse: Path) -> Path:
 
 def _write_pending(warehouse: Path, documents: dict[str, dict[str, Any]]) -> None:
     target = pending_dir(warehouse)
+    # left by a killed build; the age guard spares one a concurrent run (the UI) is writing
+    for leftover in warehouse.glob(".pending-*"):
+        with contextlib.suppress(OSError):
+            if time.time() - leftover.stat().st_mtime > 600:
+                shutil.rmtree(leftover, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=".pending-", dir=warehouse))
     for name, document in documents.items():
         (staging / name).write_bytes(dumps(document))
@@ -78,9 +107,10 @@ def _headline_markdown(document: dict[str, Any]) -> str:
 )
 def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
     settings = speedbook.settings
-    with connect(settings.database, read_only=False) as con:
+    with connect(settings.database, read_only=False) as con, timing.stage("sql"):
         inputs = read_inputs(con)
-    documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
+    with timing.stage("export"):
+        documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
     _write_pending(settings.warehouse, documents)
     for name, document in documents.items():
         key = export_asset_key(name)
@@ -123,18 +153,29 @@ def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
     def render(version: str) -> dict[str, dict[str, Any]]:
         return {name: doc | {"version": version} for name, doc in documents.items()}
 
-    result = publish(settings.exports, plan_release(settings.exports, data_date, render))
+    with timing.stage("export"):
+        result = publish_release(
+            settings.exports, data_date, render, release_extras(settings, render)
+        )
+    if result.cleaned:
+        report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
     report(result.message)
+    published_at = {result.version: datetime.now(UTC)} if result.published else {}
+    with connect(settings.database, read_only=False) as con:
+        recorded = record_releases(con, settings.exports, published_at)
     return dg.MaterializeResult(
         metadata={
             "version": result.version,
             "published": result.published,
             "path": str(result.path),
             "message": result.message,
+            "previous": result.previous or "",
+            "changes": result.summary,
+            "history_rows_added": len(recorded),
         }
     )
 
 
-def _data_date(settings) -> Any:  # noqa: ANN001
+def _data_date(settings: Settings) -> datetime:
     with connect(settings.database, read_only=False) as con:
         return con.execute("SELECT data_date FROM core.build_state").fetchone()[0]

@@ -8,10 +8,11 @@ import dagster as dg
 import duckdb
 import pandera.errors as pa_errors
 
+from pipeline import timing
 from pipeline.assets.raw import raw_asset_key
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
-from pipeline.raw import take_inventory
+from pipeline.raw import cached_inventory
 from pipeline.registry import Source
 from pipeline.schema.staged import FRAMES
 from pipeline.snapshots import SnapshotStore
@@ -80,10 +81,16 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
         settings = speedbook.settings
         registry = {s.id: s for s in sources}
         store = SnapshotStore(settings.raw_dir)
-        inventory = take_inventory(store, registry, speedbook.as_of_time)
-        pairs = [(meta, registry[meta.source_id]) for meta in inventory.snapshots]
+        with timing.stage("inventory"):
+            inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
+        pairs = [
+            (meta, registry[meta.source_id])
+            for meta in inventory.snapshots
+            if meta.source_id in registry
+        ]
         with connect(settings.database) as con:
-            result = extract(con, store, pairs, label=f"staged_{parser.format}")
+            with timing.stage("extract"):
+                result = extract(con, store, pairs, label=f"staged_{parser.format}")
             for problem in result.damaged:
                 context.log.warning(f"damaged snapshot, not used: {problem}")
             if result.failed:
@@ -127,8 +134,11 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
                     "preview": dg.MetadataValue.md(preview.to_markdown(index=False)),
                 }
             )
-            for frame in parser.frames:
-                yield _check_frame(con, frame, ok_ids, result.new_snapshot_ids)
+            with timing.stage("validate"):
+                checks = [
+                    _check_frame(con, f, ok_ids, result.new_snapshot_ids) for f in parser.frames
+                ]
+            yield from checks
 
     return staged
 

@@ -29,6 +29,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "snapshots retrieved up to then are used",
     )
     parser.add_argument(
+        "--live",
+        action="store_true",
+        help="fetch every source first (as `speedbook fetch` does), then build",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--strict",
+        action="store_true",
+        help="with --live: do not build if any source failed to fetch",
+    )
+    mode.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with --live: build with the last good snapshot of a failed source (the default); "
+        "the exit status is still 1 when a fetch failed",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="run the whole graph even when nothing changed since the last build",
+    )
+    parser.add_argument(
         "--wait",
         type=float,
         default=0.0,
@@ -62,10 +84,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         load_registry(settings.registry)
     except RegistryError as error:
         raise CommandError(str(error)) from None
+    if (args.strict or args.keep_going) and not args.live:
+        raise CommandError("--strict and --keep-going only apply with --live")
+    fetch_failed = False
     try:
         with warehouse_lock(settings.lock_file, args.wait):
+            if args.live:
+                from pipeline.commands.fetch import fetch_and_report
+
+                fetched = fetch_and_report(settings, None, strict=args.strict)
+                fetch_failed = not fetched.ok
+                if fetch_failed and args.strict:
+                    print("not building: a source failed to fetch (--strict)")
+                    return 1
             report(f"build started (as of {as_of.isoformat() if as_of else 'all snapshots'})")
-            outcome = execute(settings, as_of)
+            outcome = execute(settings, as_of, force=args.force)
     except LockBusy as error:
         raise CommandError(str(error), status=3) from None
     for failure in outcome.failures:
@@ -75,7 +108,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not outcome.success:
         print(f"build failed (Dagster run {outcome.run_id}); the last release is unchanged")
         return 1
-    print(f"build finished (Dagster run {outcome.run_id})")
-    print(f"  raw snapshots: {settings.raw_dir}")
+    if outcome.skipped:
+        print("nothing new: no snapshot, code or reviewed file changed since the last build")
+        print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
+        return 1 if fetch_failed else 0
+    print(f"build finished in {outcome.wall_seconds:.1f} s (Dagster run {outcome.run_id})")
+    print(f"  warehouse: {settings.database}")
+    print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
     print(f"  Dagster instance: {settings.dagster_home} (open it with `speedbook ui`)")
+    if fetch_failed:
+        print("some sources failed to fetch; the build used their last good snapshots")
+        return 1
     return 0

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from pipeline.errors import CommandError
 from pipeline.registry import RegistryError
 from pipeline.settings import Settings
 from pipeline.tables import render_table
+
+if TYPE_CHECKING:
+    from pipeline.fetch import FetchReport
 
 NAME = "fetch"
 HELP = "fetch sources from the web and store what changed as new snapshots"
@@ -38,11 +42,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+def fetch_and_report(
+    settings: Settings, source_ids: list[str] | None, *, strict: bool
+) -> FetchReport:
+    """Fetch, print the outcome table and summary; shared by `fetch` and `build --live`."""
     from pipeline.fetch import FetchError, fetch_sources  # httpx only when fetching
 
     try:
-        result = fetch_sources(settings, args.source_ids or None, strict=args.strict)
+        result = fetch_sources(settings, source_ids or None, strict=strict)
     except (RegistryError, FetchError) as error:
         raise CommandError(str(error)) from None
     rows = [[record.source_id, record.outcome, record.detail or "-"] for record in result.records]
@@ -50,4 +57,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"\n{result.summary()}")
     if result.failed:
         print("failed sources keep their last good snapshot")
-    return 0 if result.ok else 1
+    return result
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return 0 if fetch_and_report(settings, args.source_ids, strict=args.strict).ok else 1

@@ -1,0 +1,112 @@
+"""Whole builds: determinism, and failures that must stop a release while losing nothing."""
+
+import shutil
+from datetime import UTC, datetime
+
+import pytest
+from conftest import build_into
+
+from pipeline.registry import load_registry
+from pipeline.runner import execute
+from pipeline.settings import Settings
+from pipeline.snapshots import SnapshotStore
+
+EXPORTS = ("inference.json", "model_platforms.json", "inference_catalog.json", "datapackage.json")
+
+
+def copy_of(built: Settings, tmp_path) -> Settings:
+    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
+    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
+    return Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+
+
+def release_bytes(settings: Settings) -> dict[str, bytes]:
+    return {name: (settings.exports / "latest" / name).read_bytes() for name in EXPORTS}
+
+
+def test_same_snapshots_give_byte_identical_exports_and_no_new_version(built, tmp_path):
+    fresh = build_into(tmp_path)  # another warehouse, built from scratch
+    assert release_bytes(fresh) == release_bytes(built)
+    before = sorted(p.name for p in fresh.exports.iterdir())
+    assert execute(fresh).success
+    assert sorted(p.name for p in fresh.exports.iterdir()) == before == ["2026.11.29", "latest"]
+    assert release_bytes(fresh) == release_bytes(built)
+
+
+def add_page(settings: Settings, source_id: str, html: str, when: datetime) -> None:
+    source = load_registry(settings.registry)[source_id]
+    SnapshotStore(settings.raw_dir).add(
+        source_id,
+        html.encode(),
+        url=source.url,
+        retrieved_at=when,
+        content_type="text/html",
+        obtained_by="manual",
+        extension="html",
+    )
+
+
+AA_PAGE = """<html><head><title>Kimi K2.6: API Provider Benchmarking &amp; Analysis</title></head>
+<body><h1>Kimi K2.6 API Provider Benchmarking &amp; Analysis</h1><table>
+<thead><tr><th>API Provider</th><th>Output Speed (tokens/s)</th><th>Latency (TTFT)</th>
+<th>Blended Price ($/M tokens)</th></tr></thead>
+<tbody><tr><td>{label}</td><td>{speed}</td><td>0.5</td><td>—</td></tr></tbody></table>
+</body></html>"""
+
+
+def test_an_unknown_provider_blocks_the_build_and_keeps_the_last_release(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    before = release_bytes(settings)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Mystery Cloud", speed="410"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    outcome = execute(settings)
+    assert not outcome.success
+    assert "staged_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
+    assert release_bytes(settings) == before
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+
+
+def test_a_schema_failure_stops_the_release(built, tmp_path, monkeypatch):
+    import pipeline.release.exports as exports
+
+    settings = copy_of(built, tmp_path)
+    before = release_bytes(settings)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    original = exports.build_catalog
+
+    def broken(inputs, info):
+        document = original(inputs, info)
+        document["total"] = "seventy-five"
+        return document
+
+    monkeypatch.setitem(exports.BUILDERS, "inference_catalog.json", broken)
+    outcome = execute(settings)
+    assert not outcome.success
+    assert "out_inference_catalog.matches_json_schema" in outcome.failed_checks
+    assert release_bytes(settings) == before
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+
+
+@pytest.mark.parametrize(
+    "label", ["<script>alert(1)</script>Cerebras", "Cere<b onmouseover=x>bras"]
+)
+def test_markup_in_a_label_never_reaches_an_export(built, tmp_path, label):
+    settings = copy_of(built, tmp_path)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label=label, speed="990"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    assert execute(settings).success
+    text = (settings.exports / "latest" / "inference.json").read_text()
+    assert "<script" not in text and "onmouseover" not in text and "alert(1)" not in text

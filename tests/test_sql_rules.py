@@ -1,0 +1,236 @@
+"""The selection rules in sql/mart, on small hand-made warehouses: tier and date precedence,
+corroboration and disagreement, staleness, and the headline rule."""
+
+from datetime import UTC, datetime, timedelta
+
+import pandas as pd
+import pytest
+
+from pipeline.core import ensure_core
+from pipeline.marts import apply_marts
+from pipeline.warehouse import connect
+
+DAY = datetime(2026, 11, 29, tzinfo=UTC)
+SOURCES = {  # id: (tier, kind, max_age_days)
+    "bench-a": ("T1", "benchmark", 7),
+    "bench-b": ("T1", "benchmark", 7),
+    "compiled": ("T2", "compilation", 31),
+    "vendor": ("T2", "claim", 366),
+    "press": ("T3", "claim", 366),
+}
+
+
+def observation(
+    source: str,
+    value: float,
+    *,
+    days_ago: int = 0,
+    provider: str = "p",
+    model: str = "m",
+    precision: str = "unknown",
+    service_tier: str = "standard",
+    effort: str | None = None,
+    scope: str = "live_median",
+    role: str = "measured",
+    origin: str = "aa_endpoints",
+    qualifier: str | None = None,
+    n: int = 0,
+) -> dict:
+    when = DAY - timedelta(days=days_ago)
+    return {
+        "observation_id": "-".join(
+            map(str, (source, provider, model, precision, service_tier, effort, days_ago, role, n))
+        ),
+        "endpoint_id": f"{provider}/{model}/{precision}/{service_tier}/{effort or '-'}",
+        "provider_id": provider,
+        "model_id": model,
+        "precision": precision,
+        "service_tier": service_tier,
+        "reasoning_effort": effort,
+        "metric": "output_tokens_per_s",
+        "scope": scope,
+        "value": value,
+        "low": None,
+        "high": None,
+        "qualifier": qualifier,
+        "unit": "tokens/s",
+        "observed_at": when,
+        "retrieved_at": when,
+        "snapshot_id": f"{source}/{days_ago}.html",
+        "source_id": source,
+        "tier": SOURCES[source][0],
+        "origin": origin,
+        "role": role,
+        "quote": "q",
+        "workload": None,
+    }
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    def make(observations: list[dict], as_of: datetime | None = None):
+        con = connect(tmp_path / "rules.duckdb")
+        ensure_core(con)
+        frame = pd.DataFrame(observations)
+        con.register("obs", frame)
+        con.execute("INSERT INTO core.observations BY NAME SELECT * FROM obs")
+        for sid, (tier, kind, days) in SOURCES.items():
+            con.execute(
+                "INSERT INTO core.sources VALUES (?, ?, 'x', NULL, 'https://example.org/' || ?, ?, "
+                "'aa_provider_page', 'weekly', ?, NULL)",
+                [sid, kind, sid, tier, days],
+            )
+        con.execute(
+            "INSERT INTO core.snapshots SELECT DISTINCT snapshot_id, source_id, "
+            "'https://example.org/' || snapshot_id, retrieved_at, repeat('0', 64), 1, 'text/html', "
+            "'bundled', NULL FROM core.observations"
+        )
+        data_date = max(o["retrieved_at"] for o in observations)
+        con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [as_of, data_date])
+        apply_marts(con)
+        return con
+
+    return make
+
+
+def current(con, endpoint="p/m/unknown/standard/-", scope="live_median"):
+    return con.execute(
+        "SELECT source_id, value, corroborating_sources, corroborated_by, disputed_by, stale "
+        "FROM mart.current_figures WHERE endpoint_id = ? AND scope = ?",
+        [endpoint, scope],
+    ).fetchone()
+
+
+def test_tier_beats_date_and_date_breaks_ties(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 300, days_ago=3),
+            observation("compiled", 320, days_ago=0),  # newer, but T2
+            observation("bench-b", 310, days_ago=1),  # newest T1 wins
+        ]
+    )
+    assert current(con)[:2] == ("bench-b", 310)
+
+
+def test_corroboration_and_disagreement_windows(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 300, days_ago=0),
+            observation("compiled", 320, days_ago=2),  # within 10% and 7 days: corroborates
+            observation("bench-b", 340, days_ago=6),  # 13% above, within 7 days: disputes
+            observation(
+                "vendor", 400, days_ago=20, role="row"
+            ),  # over 7 days from all: not compared
+        ]
+    )
+    source, value, count, corroborated, disputed, _stale = current(con)
+    assert (source, value) == ("bench-a", 300)
+    assert (count, corroborated, disputed) == (1, ["compiled"], ["bench-b"])
+    pairs = con.execute(
+        "SELECT a_source_id, b_source_id FROM mart.observation_pairs WHERE disagree ORDER BY 1, 2"
+    ).fetchall()
+    assert pairs == [("bench-a", "bench-b"), ("bench-b", "bench-a")]  # 340 vs 320 is within 10%
+
+
+def test_scopes_are_never_compared(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 300),
+            observation("vendor", 3000, scope="peak_per_user", role="claim"),
+            observation("press", 72000, scope="aggregate", role="claim"),
+        ]
+    )
+    assert current(con)[2:5] == (0, [], [])
+    assert current(con, scope="peak_per_user")[:2] == ("vendor", 3000)
+    assert con.execute("SELECT count(*) FROM mart.observation_pairs").fetchone()[0] == 0
+
+
+def test_unstated_variant_parts_are_comparable_but_not_merged(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 690, effort="high"),
+            observation(
+                "compiled", 700, role="row"
+            ),  # no effort stated: compared, not the same key
+            observation("bench-b", 690, service_tier="turbo"),  # another service tier: not compared
+        ]
+    )
+    assert current(con, "p/m/unknown/standard/high")[2:4] == (1, ["compiled"])
+    assert current(con, "p/m/unknown/standard/-")[:2] == ("compiled", 700)
+    assert current(con, "p/m/unknown/turbo/-")[2] == 0
+
+
+def test_stale_against_cadence_measured_from_the_data_date(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 300, days_ago=8, model="old"),
+            observation("bench-b", 100, days_ago=0, model="new"),
+        ]
+    )
+    assert current(con, "p/old/unknown/standard/-")[5] is True
+    assert current(con, "p/new/unknown/standard/-")[5] is False
+
+
+def headline(con, provider="p"):
+    return con.execute(
+        "SELECT model_id, value, stale, headline_rule FROM mart.provider_headline "
+        "WHERE provider_id = ?",
+        [provider],
+    ).fetchone()
+
+
+def test_headline_uses_the_compilation_reference_model_even_when_another_is_faster(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 300, model="llama"),
+            observation("bench-b", 900, model="small"),
+            observation(
+                "compiled", 310, model="llama", role="headline", origin="compilation_figures"
+            ),
+        ]
+    )
+    assert headline(con)[:3] == ("llama", 300, False)
+    assert headline(con)[3].startswith("reference model")
+
+
+def test_headline_without_reference_is_the_fastest_fresh_t1(warehouse):
+    con = warehouse(
+        [observation("bench-a", 300, model="llama"), observation("bench-b", 900, model="small")]
+    )
+    assert headline(con)[:2] == ("small", 900)
+
+
+def test_a_fresh_t1_figure_beats_a_stale_one_even_on_the_reference_model(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 500, model="llama", days_ago=30),  # stale
+            observation("bench-b", 200, model="kimi", days_ago=0),
+            observation(
+                "compiled", 510, model="llama", role="headline", origin="compilation_figures"
+            ),
+        ]
+    )
+    assert headline(con)[:3] == ("kimi", 200, False)
+
+
+def test_stale_only_provider_gets_a_flagged_headline_and_t2_alone_gets_none(warehouse):
+    con = warehouse(
+        [
+            observation("bench-a", 50, provider="old", days_ago=400),
+            observation("bench-a", 60, provider="old", model="m2", days_ago=410),
+            observation("bench-b", 100, provider="fresh"),
+            observation(
+                "compiled", 999, provider="t2only", role="row", origin="compilation_figures"
+            ),
+        ]
+    )
+    assert headline(con, "old") == ("m", 50, True, "stale: no fresh T1 figure")
+    assert headline(con, "t2only") is None
+
+
+def test_as_of_hides_later_snapshots(warehouse):
+    con = warehouse(
+        [observation("bench-a", 300, days_ago=10), observation("bench-a", 320, days_ago=0)],
+        as_of=DAY - timedelta(days=5),
+    )
+    assert current(con)[:2] == ("bench-a", 300)
