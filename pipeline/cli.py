@@ -24,6 +24,8 @@ COMMAND_MODULES = (
     "releases",
     "sql",
     "dictionary",
+    "validate",
+    "bench",
 )
 
 

@@ -8,8 +8,9 @@ snapshot, so no build ever loses a past observation and the same inputs give the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 import duckdb
@@ -32,7 +33,7 @@ BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
     as_of TIMESTAMPTZ,          -- the --as-of bound, null for "every snapshot"
     data_date TIMESTAMPTZ,      -- newest snapshot retrieval the build used
-    fingerprint VARCHAR         -- hash of everything the build read
+    fingerprint VARCHAR         -- hash of what the core tables were derived from
 )
 """
 
@@ -208,12 +209,17 @@ def build_core(
     platforms: tuple[Platform, ...],
     as_of: datetime | None,
     data_date: datetime | None,
-    fingerprint: str,
     outcomes: Sequence[OutcomeRecord] = (),
-) -> dict[str, int]:
-    """Rebuild every core table in one transaction; return row counts. Nothing is committed if
-    any step fails, so the warehouse keeps the previous build. `outcomes` are the fetch logs'
-    records, each source's oldest first (they feed core.fetch_outcomes and mart.source_health)."""
+) -> CoreResult:
+    """Load every core table in one transaction. Nothing is committed if any step fails, so the
+    warehouse keeps the previous build. `outcomes` are the fetch logs' records, each source's
+    oldest first (they feed core.fetch_outcomes and mart.source_health).
+
+    Observations, the one large table, are appended: when what they are derived from (label
+    resolutions, reviewed claims, source tiers, the core SQL) is unchanged since the last build,
+    only the observations of snapshots not loaded yet are added, and those of snapshots no longer
+    usable (damaged) are dropped. Anything else changed: every observation is derived again.
+    The other tables are small and always rebuilt whole."""
     blocking = labels.blocking
     if len(blocking):
         names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
@@ -221,27 +227,52 @@ def build_core(
     ensure_core(con)
     providers, models = _entity_frames(resolver)
     platform_rows, platform_sources = _platform_frames(platforms)
+    sources_frame = _sources_frame(sources, confirmed)
+    claims_frame = _claims_frame(claims, resolver)
+    # what a label resolves to matters; how often it is used (sources, uses) does not
+    resolved = labels.resolutions.drop(columns=["sources", "uses", "suggestions"])
+    key = derivation_key(resolved, claims_frame, sources_frame.drop(columns=["confirmed_at"]))
+    previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
+    append = previous is not None and previous[0] == key
     con.execute("BEGIN TRANSACTION")
     try:
         for name in CORE_TABLES:
-            con.execute(f"DELETE FROM core.{name}")
-        _insert(con, "core.sources", _sources_frame(sources, confirmed))
+            if name != "observations":
+                con.execute(f"DELETE FROM core.{name}")
+        if append:
+            con.execute(
+                "DELETE FROM core.observations WHERE snapshot_id NOT IN "
+                "(SELECT snapshot_id FROM staging.extractions WHERE status = 'ok')"
+            )
+        else:
+            con.execute("DELETE FROM core.observations")
+        _insert(con, "core.sources", sources_frame)
         _insert(con, "core.snapshots", _snapshots_frame(snapshots))
         _insert(con, "core.providers", providers)
         _insert(con, "core.models", models)
         _insert(con, "core.platforms", platform_rows)
         _insert(con, "core.fetch_outcomes", _outcomes_frame(outcomes))
         _replace(con, "staging.label_resolution", labels.resolutions)
-        _replace(con, "staging.reviewed_claims", _claims_frame(claims, resolver))
+        _replace(con, "staging.reviewed_claims", claims_frame)
         _replace(con, "staging.platform_sources", platform_sources)
+        con.execute(
+            "CREATE OR REPLACE TABLE staging.observation_scope AS "
+            "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok'"
+            + (
+                " AND snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
+                if append
+                else ""
+            )
+        )
+        appended = [
+            row[0]
+            for row in con.execute("SELECT snapshot_id FROM staging.observation_scope").fetchall()
+        ]
         pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
             con.execute(path.read_text(encoding="utf-8"))
         con.execute("DELETE FROM core.build_state")
-        con.execute(
-            "INSERT INTO core.build_state VALUES (?, ?, ?)",
-            [as_of, data_date, fingerprint],
-        )
+        con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
         counts = {
             name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
             for name in CORE_TABLES
@@ -250,4 +281,20 @@ def build_core(
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return counts
+    return CoreResult(counts, appended if append else None)
+
+
+@dataclass(frozen=True)
+class CoreResult:
+    counts: dict[str, int]
+    appended: list[str] | None  # snapshots whose observations were added; None: all rebuilt
+
+
+def derivation_key(*frames: pd.DataFrame) -> str:
+    """Hash of what observations are derived from, besides the staged rows themselves."""
+    digest = hashlib.sha256()
+    for frame in frames:
+        digest.update(frame.to_csv(index=False).encode("utf-8"))
+    for path in sorted((SQL_DIR / "core").glob("*.sql")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -120,6 +120,9 @@ def execute(
             for evaluation in result.get_asset_check_evaluations()
             if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
         ]
+        for evaluation in result.get_asset_check_evaluations():
+            if not evaluation.passed and evaluation.description:
+                report(f"check {evaluation.check_name} failed: {evaluation.description}")
         release = _release_version(result)
     outcome = BuildOutcome(
         result.success and release is not None,

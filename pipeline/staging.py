@@ -11,9 +11,11 @@ finished chunk and loses none. Memory stays bounded by the chunk size.
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -61,8 +63,8 @@ EXTRACTION_COLUMNS = [
     "row_counts",
     "extracted_at",
 ]
-PARALLEL_THRESHOLD = 64  # below this many snapshots, worker start-up costs more than it saves
-CHUNK = 256
+PARALLEL_THRESHOLD = 1_000  # below this, starting workers (~1.5 s) costs more than it saves
+CHUNK = 1024
 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
@@ -100,7 +102,7 @@ class _Job:
 class _Chunk:
     """What a worker hands back for a chunk of jobs."""
 
-    frames: dict[str, pd.DataFrame] = field(default_factory=dict)  # validated rows of ok jobs
+    frames: dict[str, pa.Table] = field(default_factory=dict)  # validated rows of ok jobs
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # snapshot -> frame -> rows
     failed: dict[str, str] = field(default_factory=dict)  # snapshot -> error
     damaged: dict[str, str] = field(default_factory=dict)
@@ -167,7 +169,10 @@ def _run_chunk(jobs: list[_Job]) -> _Chunk:
         chunk.counts.pop(sid, None)
     for name, frame in chunk.frames.items():
         if chunk.failed and len(frame):
-            chunk.frames[name] = frame[~frame["snapshot_id"].isin(chunk.failed)]
+            frame = frame[~frame["snapshot_id"].isin(chunk.failed)]
+        # Arrow here, in the worker: the writer then only inserts (and Arrow pickles cheaply)
+        columns = list(FRAMES[name].to_schema().columns)
+        chunk.frames[name] = pa.Table.from_pandas(frame[columns], preserve_index=False)
     chunk.validate_seconds = time.perf_counter() - started
     return chunk
 
@@ -198,15 +203,20 @@ def _extraction_row(
     }
 
 
-def _upsert_extractions(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]]) -> None:
+def _upsert_extractions(
+    con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]], replace: bool = True
+) -> None:
+    """Insert extraction records; with `replace`, first delete earlier records of the same
+    snapshots (not needed for snapshots never extracted before, and it scans the table)."""
     if not rows:
         return
     frame = pd.DataFrame(rows, columns=EXTRACTION_COLUMNS)
     con.register("incoming_extractions", pa.Table.from_pandas(frame, preserve_index=False))
-    con.execute(
-        "DELETE FROM staging.extractions WHERE snapshot_id IN "
-        "(SELECT snapshot_id FROM incoming_extractions)"
-    )
+    if replace:
+        con.execute(
+            "DELETE FROM staging.extractions WHERE snapshot_id IN "
+            "(SELECT snapshot_id FROM incoming_extractions)"
+        )
     con.execute("INSERT INTO staging.extractions BY NAME SELECT * FROM incoming_extractions")
     con.unregister("incoming_extractions")
 
@@ -250,14 +260,17 @@ def _plan(
 
 
 def _write(
-    con: duckdb.DuckDBPyConnection, jobs: list[_Job], chunk: _Chunk, result: ExtractReport
+    con: duckdb.DuckDBPyConnection,
+    jobs: list[_Job],
+    chunk: _Chunk,
+    result: ExtractReport,
+    previously_seen: set[str],
 ) -> None:
     """One transaction per chunk: replace its snapshots' rows, then record the extractions."""
     import time
 
     started = time.perf_counter()
     now = datetime.now(UTC)
-    ids = [job.meta.snapshot_id for job in jobs]
     frame_names = sorted({name for job in jobs for name in PARSERS[job.source.format].frames})
     extraction_rows = []
     for job in jobs:
@@ -275,20 +288,21 @@ def _write(
             result.new_snapshot_ids.append(sid)
             for name, count in counts.items():
                 result.rows[name] = result.rows.get(name, 0) + count
+    # Rows to replace exist only for snapshots extracted before (a new parser version, a
+    # retried failure); deleting for the others would scan the whole table once per chunk.
+    again = [job.meta.snapshot_id for job in jobs if job.meta.snapshot_id in previously_seen]
     con.execute("BEGIN TRANSACTION")
     try:
-        for name in frame_names:
+        for name in frame_names if again else ():
             con.execute(
-                f"DELETE FROM staging.{name} WHERE snapshot_id IN (SELECT unnest(?))", [ids]
+                f"DELETE FROM staging.{name} WHERE snapshot_id IN (SELECT unnest(?))", [again]
             )
-        for name, frame in chunk.frames.items():
-            if len(frame):
-                columns = list(FRAMES[name].to_schema().columns)
-                table = pa.Table.from_pandas(frame[columns], preserve_index=False)
+        for name, table in chunk.frames.items():
+            if table.num_rows:
                 con.register("incoming", table)
                 con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
                 con.unregister("incoming")
-        _upsert_extractions(con, extraction_rows)
+        _upsert_extractions(con, extraction_rows, replace=bool(again))
         pause_point("staging-batch")  # inside the chunk's transaction
         con.execute("COMMIT")
     except BaseException:
@@ -316,6 +330,7 @@ def extract(
     """Bring staging up to date for these snapshots. Failures are collected, not raised."""
     ensure_staging(con)
     result = ExtractReport()
+    seen = {row[0] for row in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()}
     jobs = _plan(con, store, snapshots, result)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
@@ -327,14 +342,25 @@ def extract(
         # forkserver: a clean worker, not a fork of a process that may hold threads and locks
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            # map() yields in order and keeps at most a few chunks in flight per worker
-            for batch, chunk in zip(chunks, pool.map(_run_chunk, chunks), strict=True):
-                _write(con, batch, chunk, result)
+            # at most two chunks in flight per worker: memory stays bounded however many
+            # snapshots there are, and the workers never wait for the writer
+            queue = iter(chunks)
+            pending = deque(
+                (batch, pool.submit(_run_chunk, batch))
+                for batch in itertools.islice(queue, 2 * workers)
+            )
+            while pending:
+                batch, future = pending.popleft()
+                chunk = future.result()
+                following = next(queue, None)
+                if following is not None:
+                    pending.append((following, pool.submit(_run_chunk, following)))
+                _write(con, batch, chunk, result, seen)
                 done += len(batch)
                 report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
     else:
         for batch in chunks:
-            _write(con, batch, _run_chunk(batch), result)
+            _write(con, batch, _run_chunk(batch), result, seen)
             done += len(batch)
             report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
     return result

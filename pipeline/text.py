@@ -226,6 +226,12 @@ def clean_text(value: str, max_length: int = 500) -> str:
     """
     if max_length < 1:
         raise ValueError(f"max_length must be at least 1, got {max_length}")
+    # Fast path, the common case by far (a table cell, a label): printable ASCII with nothing
+    # that could start a tag or an entity needs only its whitespace collapsed.
+    if value.isascii() and "<" not in value and "&" not in value:
+        collapsed = " ".join(value.split())
+        if collapsed.isprintable():
+            return _truncate(collapsed, max_length) if len(collapsed) > max_length else collapsed
     # Invisible characters go first so that they cannot disguise a tag ('<\u200bscript>').
     value = strip_invisible(value)
     if "<" in value:

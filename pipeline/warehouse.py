@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
+
+# DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
+# spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
+MEMORY_LIMIT = os.environ.get("SPEEDBOOK_DUCKDB_MEMORY", "1GB")
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path), read_only=read_only)
+    con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": MEMORY_LIMIT})
     con.execute("SET TimeZone = 'UTC'")
     return con

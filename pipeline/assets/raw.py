@@ -41,12 +41,14 @@ def report_new_snapshots(instance: dg.DagsterInstance, inventory: Inventory) -> 
     """Record a materialization for each source whose newest snapshot is not the one last
     reported; returns how many were reported. Sources without snapshots are left alone."""
     reported = 0
+    keys = {source_id: raw_asset_key(source_id) for source_id in inventory.sources}
+    last_events = instance.get_latest_materialization_events(keys.values())  # one query
     for source_id, entry in inventory.sources.items():
         latest = entry.latest
         if latest is None:
             continue
-        key = raw_asset_key(source_id)
-        last = instance.get_latest_materialization_event(key)
+        key = keys[source_id]
+        last = last_events.get(key)
         materialization = last.asset_materialization if last else None
         seen = materialization.metadata.get("sha256") if materialization else None
         if seen is not None and seen.value == latest.sha256:

@@ -40,8 +40,9 @@ def release_extras(settings: Settings, render: Render) -> list[Populate]:
     machine, and index.html, a self-contained preview page built from the release's exports."""
 
     def parquet(folder: Path, _version: str) -> None:
+        earlier = settings.exports / "latest" / "parquet"
         with connect(settings.database, read_only=True) as con:
-            write_parquet(con, folder / "parquet")
+            write_parquet(con, folder / "parquet", earlier if earlier.is_dir() else None)
 
     def preview(folder: Path, version: str) -> None:
         (folder / "index.html").write_text(render_preview(render(version)), encoding="utf-8")

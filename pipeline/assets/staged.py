@@ -6,12 +6,13 @@ from collections.abc import Iterator
 
 import dagster as dg
 import duckdb
-import pandera.errors as pa_errors
 
 from pipeline import timing
 from pipeline.assets.raw import raw_asset_key
 from pipeline.assets.resources import SpeedbookResource
+from pipeline.checks import validate_by_snapshot
 from pipeline.extract import PARSERS, Parser
+from pipeline.progress import report
 from pipeline.raw import cached_inventory
 from pipeline.registry import Source
 from pipeline.schema.staged import FRAMES
@@ -31,29 +32,23 @@ def staged_asset_key(format_name: str) -> dg.AssetKey:
 def _check_frame(
     con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str], new_ids: list[str]
 ) -> dg.AssetCheckResult:
-    model = FRAMES[frame]
     total = con.execute(
         f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))",
         [snapshot_ids],
     ).fetchone()[0]
     scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
-    rows = con.execute(
-        f"SELECT * FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))", [scope]
-    ).df()
-    try:
-        model.validate(rows, lazy=True)
-    except pa_errors.SchemaErrors as errors:
-        cases = errors.failure_cases.head(20)
+    checked, failures = validate_by_snapshot(con, FRAMES[frame], f"staging.{frame}", scope)
+    if failures is not None:
         return dg.AssetCheckResult(
             check_name=f"{frame}_matches_schema",
             passed=False,
             metadata={
-                "failures": len(errors.failure_cases),
-                "sample": dg.MetadataValue.md(cases.to_markdown()),
+                "failures": len(failures),
+                "sample": dg.MetadataValue.md(failures.head(20).to_markdown()),
             },
         )
     return dg.AssetCheckResult(
-        check_name=f"{frame}_matches_schema", passed=True, metadata={"rows_checked": len(rows)}
+        check_name=f"{frame}_matches_schema", passed=True, metadata={"rows_checked": checked}
     )
 
 
@@ -93,6 +88,7 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
                 result = extract(con, store, pairs, label=f"staged_{parser.format}")
             for problem in result.damaged:
                 context.log.warning(f"damaged snapshot, not used: {problem}")
+                report(f"damaged snapshot, not used: {problem}")
             if result.failed:
                 raise dg.Failure(
                     description=f"{len(result.failed)} snapshot(s) could not be parsed: "

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pipeline.dictionary import DICTIONARY_PATH, current_dictionary
 from pipeline.errors import CommandError
-from pipeline.settings import Settings
+from pipeline.settings import SQL_DIR, Settings
 
 NAME = "dictionary"
 HELP = "write the data dictionary (sql/DATA_DICTIONARY.md) from the warehouse's comments"
@@ -29,13 +28,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         type=Path,
-        default=DICTIONARY_PATH,
+        default=SQL_DIR / "DATA_DICTIONARY.md",
         help="where the dictionary lives (default: sql/DATA_DICTIONARY.md)",
     )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     path: Path = args.output
+    from pipeline.dictionary import current_dictionary  # pandas, Pandera: only when used
+
     text = current_dictionary()
     try:
         existing = path.read_text(encoding="utf-8") if path.exists() else None

@@ -12,7 +12,6 @@ from typing import Any
 
 from pipeline.errors import CommandError
 from pipeline.release.contracts import EXPORT_FILES, problems
-from pipeline.release.preview import render_preview
 from pipeline.settings import Settings
 
 NAME = "preview"
@@ -80,6 +79,8 @@ def _write(path: Path, text: str) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     directory = args.release if args.release is not None else settings.exports / "latest"
+    from pipeline.release.preview import render_preview
+
     page = render_preview(read_release(directory))
     if args.output in (None, "-"):
         sys.stdout.write(page)

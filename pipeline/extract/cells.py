@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from pipeline.extract.base import SnapshotInput
 from pipeline.normalise.numbers import FigureError, parse_figure
+from pipeline.text import clean_text
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
+# Most cells are a bare number ('691', '1,753.0'): read those without the general parser.
+_PLAIN = re.compile(r"\$?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,15}(?:\.\d+)?)")
 
 
 def cell_number(
@@ -14,6 +19,13 @@ def cell_number(
     """A plain number (thousands separators and a unit allowed); None for a blank cell.
 
     With `seconds`, a value in ms is converted to seconds."""
+    plain = _PLAIN.fullmatch(text)
+    if plain:
+        return float(plain.group(1).replace(",", ""))
+    text = clean_text(text, max_length=10_000)  # raw cell text: markup and spacing go first
+    plain = _PLAIN.fullmatch(text)
+    if plain:
+        return float(plain.group(1).replace(",", ""))
     if text.strip().casefold() in MISSING:
         return None
     shown = text if len(text) <= 60 else text[:59] + "…"  # a huge cell must not flood the log

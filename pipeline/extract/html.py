@@ -3,78 +3,192 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import lxml.etree
-import lxml.html
 
-from pipeline.text import clean_text, strip_invisible
+from pipeline.text import clean_text
 
 _INVISIBLE = ("script", "style", "template", "noscript")
 _SPACES = re.compile(r"\s+")
 _EMPTY = "<html></html>"
+_LXML_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
-def parse_html(text: str) -> lxml.html.HtmlElement:
+Element = lxml.etree._Element
+
+
+def _drop(element: Element) -> None:
+    """Remove an element but keep the text that follows it (what lxml.html's drop_tree does)."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    if element.tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + element.tail
+        else:
+            parent.text = (parent.text or "") + element.tail
+    parent.remove(element)
+
+
+def parse_html(text: str) -> Element:
     """Parse a document and drop elements whose text is never shown (scripts, styles).
 
     A page with nothing to parse (blank, only a comment) is an empty document, not an error here:
     the parser then reports the table it expected."""
-    parser = lxml.html.HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True)
-    # lxml turns NUL into U+FFFD and refuses some control characters outright.
-    text = strip_invisible(text)
+    # lxml.etree's HTML parser, not lxml.html's: plain elements, without the per-element Python
+    # class lookup that makes lxml.html trees several times slower to walk.
+    parser = lxml.etree.HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True)
+    # lxml turns NUL into U+FFFD and refuses other C0 control characters outright; invisible
+    # characters inside the text are clean_text's business, cell by cell.
+    if _LXML_UNSAFE.search(text):
+        text = _LXML_UNSAFE.sub("", text)
     # Bytes in a fixed encoding: lxml refuses a str with an <?xml encoding?> declaration, and a
     # <meta charset> must not re-decode text that is already decoded.
     data = (text if text.strip() else _EMPTY).encode("utf-8", "replace")
     try:
-        document = lxml.html.document_fromstring(data, parser=parser)
-    except lxml.etree.ParserError:
-        document = lxml.html.document_fromstring(_EMPTY.encode(), parser=parser)
+        document = lxml.etree.fromstring(data, parser=parser)
+    except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
+        document = None
+    if document is None:  # nothing lxml could read: an empty document
+        document = lxml.etree.fromstring(_EMPTY.encode(), parser=parser)
     for element in list(document.iter(*_INVISIBLE)):
-        element.drop_tree()
+        _drop(element)
     return document
 
 
-def element_text(element: lxml.html.HtmlElement) -> str:
+def raw_text(element: Element) -> str:
+    """An element's text as written, markup not yet cleaned (callers clean what they keep)."""
+    if len(element) == 0:
+        return element.text or ""
+    return "".join(element.itertext())
+
+
+def element_text(element: Element) -> str:
     """Visible text of an element, whitespace-collapsed, markup and control characters removed."""
-    return clean_text(_SPACES.sub(" ", element.text_content()))
+    if len(element) == 0:  # no child elements: its own text is all there is (most table cells)
+        return clean_text(element.text or "")
+    return clean_text(_SPACES.sub(" ", "".join(element.itertext())))
 
 
 def header_key(text: str) -> str:
     return _SPACES.sub(" ", text).strip().casefold()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Table:
     headers: tuple[str, ...]  # as written (cleaned)
-    rows: tuple[tuple[lxml.html.HtmlElement, ...], ...]  # cells of each body row
+    rows: tuple[tuple[Element, ...], ...]  # cells of each body row
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(header_key(header) for header in self.headers)
 
     def column(self, *patterns: str) -> int | None:
         """Index of the first header containing any of the patterns (case-insensitive)."""
-        for index, header in enumerate(self.headers):
-            key = header_key(header)
+        for index, key in enumerate(self.keys):
             if any(pattern in key for pattern in patterns):
                 return index
         return None
 
 
-def tables(document: lxml.html.HtmlElement) -> Iterator[Table]:
+_HEADER_CELLS = lxml.etree.XPath("./thead/tr[1]/th | ./thead/tr[1]/td")
+_BODY_ROWS = lxml.etree.XPath("./tbody/tr")
+_ALL_ROWS = lxml.etree.XPath("./tr | ./tbody/tr")
+_CELLS = lxml.etree.XPath("./td | ./th")
+_CELL_TAGS = ("td", "th")
+
+
+def tables(document: Element) -> Iterator[Table]:
     for table in document.iter("table"):
-        header_cells = table.xpath("./thead/tr[1]/th | ./thead/tr[1]/td")
-        body_rows = table.xpath("./tbody/tr")
+        header_cells = _HEADER_CELLS(table)
+        body_rows = _BODY_ROWS(table)
         if not header_cells:
-            all_rows = table.xpath("./tr | ./tbody/tr")
+            all_rows = _ALL_ROWS(table)
             if not all_rows:
                 continue
-            header_cells = all_rows[0].xpath("./th | ./td")
+            header_cells = _CELLS(all_rows[0])
             body_rows = all_rows[1:]
         headers = tuple(element_text(cell) for cell in header_cells)
-        rows = tuple(tuple(row.xpath("./td | ./th")) for row in body_rows)
+        rows = tuple(tuple(c for c in row if c.tag in _CELL_TAGS) for row in body_rows)
         yield Table(headers, rows)
 
 
-def find_table(document: lxml.html.HtmlElement, *required: tuple[str, ...]) -> Table | None:
+# Every table's text in one libxslt call: tables start with CR, rows end with LF, cells are
+# separated by TAB. normalize-space() turns CR, LF and TAB inside cells into spaces, so the
+# separators cannot occur in cell text. Header: the first row of <thead>, else the first row.
+_TEXT_TABLES_XSLT = """<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+<xsl:output method="text" encoding="UTF-8"/>
+<xsl:template match="/">
+  <xsl:for-each select="//table">
+    <xsl:text>&#xD;</xsl:text>
+    <xsl:choose>
+      <xsl:when test="thead/tr">
+        <xsl:apply-templates select="thead/tr[1]"/>
+        <xsl:apply-templates select="tbody/tr"/>
+      </xsl:when>
+      <xsl:otherwise><xsl:apply-templates select="tr|tbody/tr"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:for-each>
+</xsl:template>
+<xsl:template match="tr">
+  <xsl:for-each select="th|td">
+    <xsl:if test="position() &gt; 1"><xsl:text>&#x9;</xsl:text></xsl:if>
+    <xsl:value-of select="normalize-space(.)"/>
+  </xsl:for-each>
+  <xsl:text>&#xA;</xsl:text>
+</xsl:template>
+</xsl:stylesheet>"""
+_local = threading.local()  # an XSLT object belongs to the thread that compiled it
+
+
+@dataclass
+class TextTable:
+    """A table as text: cleaned headers, and each body row's cells whitespace-normalised but
+    otherwise as written (clean what you keep)."""
+
+    headers: tuple[str, ...]
+    rows: list[list[str]]
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(header_key(header) for header in self.headers)
+
+    def column(self, *patterns: str) -> int | None:
+        for index, key in enumerate(self.keys):
+            if any(pattern in key for pattern in patterns):
+                return index
+        return None
+
+
+def text_tables(document: Element) -> list[TextTable]:
+    """Every table of the document as text, in document order: the fast path for pages whose
+    tables hold only text (one C call per page instead of Python work per cell)."""
+    transform = getattr(_local, "tables", None)
+    if transform is None:
+        transform = _local.tables = lxml.etree.XSLT(lxml.etree.XML(_TEXT_TABLES_XSLT))
+    found = []
+    for block in str(transform(document)).split("\r")[1:]:
+        lines = block.split("\n")[:-1]
+        if not lines:
+            continue
+        headers = tuple(clean_text(cell) for cell in lines[0].split("\t"))
+        found.append(TextTable(headers, [line.split("\t") for line in lines[1:]]))
+    return found
+
+
+def find_text_table(document: Element, *required: tuple[str, ...]) -> TextTable | None:
+    for table in text_tables(document):
+        if all(table.column(*group) is not None for group in required):
+            return table
+    return None
+
+
+def find_table(document: Element, *required: tuple[str, ...]) -> Table | None:
     """The first table having, for every group in `required`, a header containing one of it."""
     for table in tables(document):
         if all(table.column(*group) is not None for group in required):
@@ -82,6 +196,6 @@ def find_table(document: lxml.html.HtmlElement, *required: tuple[str, ...]) -> T
     return None
 
 
-def describe_tables(document: lxml.html.HtmlElement) -> str:
+def describe_tables(document: Element) -> str:
     found = [" | ".join(table.headers) for table in tables(document)]
     return "; ".join(f"[{h}]" for h in found) if found else "no tables"

@@ -57,7 +57,13 @@ class LabelReport:
 
     @property
     def unresolved(self) -> pd.DataFrame:
+        """Names no reviewed alias resolves (catalogue entries are not names: see unmatched)."""
         return self.resolutions[self.resolutions["status"] == "unresolved"]
+
+    @property
+    def unmatched(self) -> pd.DataFrame:
+        """Catalogue entries kept under the platform's own id, with no canonical model."""
+        return self.resolutions[self.resolutions["status"] == "unmatched"]
 
 
 def _labels(con: duckdb.DuckDBPyConnection, table: str, column: str) -> pd.DataFrame:
@@ -112,8 +118,11 @@ def resolve_labels(
             }
         else:
             result = resolver.resolve("model" if kind == "catalogue_model" else kind, label)
+            status = result.status
+            if kind == "catalogue_model" and status == "unresolved":
+                status = "unmatched"  # the entry keeps its platform id; only the link is missing
             resolution = {
-                "status": result.status,
+                "status": status,
                 "entity_id": result.entity_id,
                 "rule": result.rule,
                 "suggestions": json.dumps(list(result.suggestions)),

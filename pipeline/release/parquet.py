@@ -6,15 +6,25 @@ Layout under the folder given:
     core/observations/observed_month=YYYY-MM/data_0.parquet observations, Hive-partitioned by the
                                                             UTC month of observed_at
     mart/<view>.parquet                                     every mart view, as of the build
+                                                            (but the two that only restate
+                                                            core.observations row for row)
 
-Rows are sorted on every column, so the same warehouse gives the same files, byte for byte (for
-the same DuckDB version, which the files name in their `created_by`). Timestamps are written as
-UTC instants.
+Rows are sorted (observations by their id, other tables on every column), so the same warehouse
+gives the same files, byte for byte (for the same DuckDB version, which the files name in their
+`created_by`). Timestamps are written as UTC instants.
+
+Observations grow by a day at a time while their older months stay as they were: a month whose
+rows are unchanged since the release the files are reused from is hard-linked from it instead of
+written again. `_partitions.json` beside the month folders (ignored by Spark, Trino and Hive,
+which skip names starting with `_`) records each month's row count and content hash for that.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -25,6 +35,10 @@ PARTITIONED = {"observations": "observed_at"}
 PARTITION_COLUMN = "observed_month"
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
+PARTITION_INDEX = "_partitions.json"
+# mart views that restate the history row for row (core.observations, and for figure_history
+# also history.release_figures): derivable, and by far the largest
+NOT_EXPORTED = {"observations_as_of", "observation_pairs", "figure_history"}
 
 
 def _names(con: duckdb.DuckDBPyConnection, kind: str, schema: str) -> list[str]:
@@ -39,11 +53,11 @@ def _names(con: duckdb.DuckDBPyConnection, kind: str, schema: str) -> list[str]:
     return [row[0] for row in rows]
 
 
-def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path) -> int:
+def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path, order: str = "ALL") -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     # COPY returns the rows written; fetching it all leaves the connection with no open result
     rows = con.execute(
-        f"COPY ({query} ORDER BY ALL) TO {quote_literal(str(path))} {_OPTIONS}"
+        f"COPY ({query} ORDER BY {order}) TO {quote_literal(str(path))} {_OPTIONS}"
     ).fetchall()
     return int(rows[0][0])
 
@@ -53,20 +67,26 @@ def _month(column: str) -> str:
     return f"strftime(timezone('UTC', {column}), '%Y-%m')"
 
 
-def write_parquet(con: duckdb.DuckDBPyConnection, target_dir: Path) -> dict[str, int]:
+def write_parquet(
+    con: duckdb.DuckDBPyConnection, target_dir: Path, reuse_from: Path | None = None
+) -> dict[str, int]:
     """Write every core table and mart view of the warehouse `con` is open on as Parquet under
-    `target_dir` (which should be empty); return {path relative to target_dir: rows}."""
+    `target_dir` (which should be empty); return {path relative to target_dir: rows}.
+    `reuse_from`, an earlier release's Parquet folder, lends the observation months that did not
+    change."""
     target_dir = Path(target_dir)
     written: dict[str, int] = {}
     for table in _names(con, "table", "core"):
         if table in PARTITIONED:
-            written |= _write_partitioned(con, table, PARTITIONED[table], target_dir)
+            written |= _write_partitioned(con, table, PARTITIONED[table], target_dir, reuse_from)
             continue
         path = target_dir / "core" / f"{table}.parquet"
         written[path.relative_to(target_dir).as_posix()] = _copy(
             con, f"SELECT * FROM core.{table}", path
         )
     for view in _names(con, "view", "mart"):
+        if view in NOT_EXPORTED:
+            continue
         path = target_dir / "mart" / f"{view}.parquet"
         written[path.relative_to(target_dir).as_posix()] = _copy(
             con, f"SELECT * FROM mart.{view}", path
@@ -74,22 +94,59 @@ def write_parquet(con: duckdb.DuckDBPyConnection, target_dir: Path) -> dict[str,
     return dict(sorted(written.items()))
 
 
+def _previous_index(folder: Path | None) -> dict[str, list[int]]:
+    if folder is None:
+        return {}
+    try:
+        return json.loads((folder / PARTITION_INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or links not allowed
+        shutil.copyfile(source, target)
+
+
 def _write_partitioned(
-    con: duckdb.DuckDBPyConnection, table: str, column: str, target_dir: Path
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    column: str,
+    target_dir: Path,
+    reuse_from: Path | None,
 ) -> dict[str, int]:
     """One file per month in Hive layout; the partition column lives in the folder name only,
     as Spark and Trino expect."""
-    months = [
-        row[0]
-        for row in con.execute(
-            f"SELECT DISTINCT {_month(column)} AS m FROM core.{table} ORDER BY m"
+    months = {
+        month: [int(rows), int(content)]
+        for month, rows, content in con.execute(
+            f"SELECT {_month(column)} AS m, count(*), sum(hash(t)) "
+            f"FROM core.{table} AS t GROUP BY m ORDER BY m"
         ).fetchall()
-    ]
+    }
+    folder = target_dir / "core" / table
+    donor = reuse_from / "core" / table if reuse_from is not None else None
+    previous = _previous_index(donor)
     written: dict[str, int] = {}
-    for month in months:
+    for month, fingerprint in months.items():
         if month is None or not _MONTH.match(month):
             raise ValueError(f"core.{table}: cannot partition on {column} value month {month!r}")
-        path = target_dir / "core" / table / f"{PARTITION_COLUMN}={month}" / "data_0.parquet"
-        query = f"SELECT * FROM core.{table} WHERE {_month(column)} = '{month}'"
-        written[path.relative_to(target_dir).as_posix()] = _copy(con, query, path)
+        relative = Path(f"{PARTITION_COLUMN}={month}") / "data_0.parquet"
+        path = folder / relative
+        if (
+            donor is not None
+            and previous.get(month) == fingerprint
+            and (donor / relative).is_file()
+        ):
+            _link_or_copy(donor / relative, path)
+            count = fingerprint[0]
+        else:
+            query = f"SELECT * FROM core.{table} WHERE {_month(column)} = '{month}'"
+            count = _copy(con, query, path, order=f"{table[:-1]}_id")
+        written[path.relative_to(target_dir).as_posix()] = count
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / PARTITION_INDEX).write_text(json.dumps(months, sort_keys=True) + "\n", "utf-8")
     return written

@@ -18,6 +18,59 @@ _TYPES = {
 }
 
 
+# What a column means when its model says nothing more specific: the shared vocabulary's columns
+# read the same in every table.
+COMMON = {
+    "source_id": "registry id of the source (pipeline/metadata/sources.toml)",
+    "snapshot_id": "<source_id>/<file> of the raw snapshot under warehouse/raw",
+    "provider_id": "provider (pipeline/metadata/providers.csv)",
+    "model_id": "canonical model (pipeline/metadata/models.csv)",
+    "platform_id": "model-access platform (pipeline/metadata/platforms.toml)",
+    "endpoint_id": "provider/model/precision/service_tier/reasoning_effort",
+    "claim_id": "reviewed claim (pipeline/metadata/claims.toml)",
+    "precision": "fp32, bf16, fp16, fp8, fp6, fp4, int8, int4 or unknown",
+    "service_tier": "standard, turbo, fast, latency-optimized or reference",
+    "reasoning_effort": "low, medium or high; null when not stated",
+    "tier": "T1 independent measurement or own docs, T2 vendor claim or compilation, T3 press",
+    "metric": "output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok",
+    "qualifier": "approx, at_least, up_to or range; null when exact",
+    "value": "the figure; null for a range",
+    "low": "low end of a range",
+    "high": "high end of a range",
+    "unit": "unit of value, low and high",
+    "observed_at": "when the figure was observed",
+    "retrieved_at": "when the snapshot's bytes were obtained",
+    "name": "display name",
+    "publisher": "who publishes it, as listed",
+    "kind": "what sort of thing it is (see the table comment)",
+    "title": "title, as the registry gives it",
+    "content_type": "media type the bytes were stored with",
+    "quote": "the exact text that carries the figure",
+    "hardware": "hardware the claim was made on, as stated",
+    "notes": "reviewer's notes",
+    "creator": "who made the model",
+    "owner": "company behind the platform",
+    "website": "http(s) home page",
+    "type": "inference_api, cloud or hardware_vendor",
+    "doc_source_id": "registry id of the platform's own documentation page",
+    "task": "task or modality, as the catalogue lists it",
+    "function_calling": "the catalogue marks the model as supporting function calling",
+    "beta": "the catalogue marks the model as beta",
+    "lora": "the catalogue marks the model as accepting LoRA adapters",
+    "row_number": "row of the compilation's table",
+    "url": "http(s) address the bytes came from",
+    "sha256": "sha256 of the bytes, hex",
+    "obtained_by": "bundled (committed corpus), fetched (speedbook fetch) or manual (snapshot add)",
+    "scope": "live_median, peak_per_user or aggregate: figures of different scopes never compare",
+    "stated_count_qualifier": "at_least for '100+', approx for '~50'; null when exact",
+    "catalogue_scope": "what the ingested catalogue covers of the platform",
+    "price_input_usd_per_mtok": "price per million input tokens [USD]",
+    "price_output_usd_per_mtok": "price per million output tokens [USD]",
+    "planned_deprecation": "date the platform plans to retire the model (ISO)",
+    "outcome": "new, unchanged, not_modified or failed",
+}
+
+
 def duckdb_type(dtype: object) -> str:
     name = str(dtype)
     if name not in _TYPES:
@@ -29,7 +82,7 @@ def columns(model: type[pa.DataFrameModel]) -> list[tuple[str, str, bool, str]]:
     """(name, DuckDB type, nullable, description with unit) for each column of the model."""
     out = []
     for name, column in model.to_schema().columns.items():
-        description = column.description or ""
+        description = column.description or COMMON.get(name, "")
         unit = (column.metadata or {}).get("unit")
         if unit:
             description = f"{description} [{unit}]".strip()

@@ -3,7 +3,8 @@
 -- figure is unresolved, so the inner joins below never drop a row silently.
 INSERT INTO core.observations BY NAME
 WITH ok AS (
-    SELECT snapshot_id FROM staging.extractions WHERE status = 'ok'
+    -- every usable snapshot, or only those not loaded yet (see pipeline/core.py build_core)
+    SELECT snapshot_id FROM staging.observation_scope
 ),
 providers AS (
     SELECT * FROM staging.label_resolution WHERE kind = 'provider' AND status = 'resolved'

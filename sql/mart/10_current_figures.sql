@@ -15,43 +15,89 @@ CREATE OR REPLACE MACRO mart.comparable(a_provider, a_model, a_precision, a_tier
 -- A disagreement: comparable endpoints, same metric and scope, different sources, observed
 -- within 7 days of each other, and the larger figure more than 10% above the smaller.
 -- Only point figures (exact or approximate) are compared; ranges and bounds are not.
+CREATE OR REPLACE MACRO mart.point_figure(value, qualifier) AS
+    value IS NOT NULL AND coalesce(qualifier, 'approx') = 'approx';
+CREATE OR REPLACE MACRO mart.within_a_week(a_at, b_at) AS
+    abs(epoch(a_at) - epoch(b_at)) <= 7 * 86400;
+CREATE OR REPLACE MACRO mart.disagree(a_value, b_value) AS
+    greatest(a_value, b_value) > 1.10 * least(a_value, b_value);
 CREATE OR REPLACE VIEW mart.observation_pairs AS
+WITH comparable_points AS (
+    SELECT *, CAST(floor(epoch(observed_at) / (7 * 86400)) AS BIGINT) AS week
+    FROM mart.observations_as_of
+    WHERE mart.point_figure(value, qualifier)
+),
+-- Only figures that another source also reports can pair: a benchmark's daily history of one
+-- endpoint compared with itself is never looked at (that would be quadratic in history).
+shared AS (
+    SELECT provider_id, model_id, service_tier, metric, scope
+    FROM comparable_points
+    GROUP BY ALL
+    HAVING count(DISTINCT source_id) > 1
+),
+candidates AS (
+    SELECT p.* FROM comparable_points AS p
+    SEMI JOIN shared USING (provider_id, model_id, service_tier, metric, scope)
+),
+-- 7 days apart at most means the same or a neighbouring 7-day bucket: an equi-join on buckets.
+neighbours AS (
+    SELECT *, week + shift AS join_week FROM candidates, (VALUES (-1), (0), (1)) AS s (shift)
+)
 SELECT a.observation_id AS a_id, b.observation_id AS b_id,
        a.endpoint_id AS a_endpoint_id, b.endpoint_id AS b_endpoint_id,
        a.metric, a.scope, a.source_id AS a_source_id, b.source_id AS b_source_id,
        a.tier AS a_tier, b.tier AS b_tier, a.value AS a_value, b.value AS b_value,
        a.observed_at AS a_observed_at, b.observed_at AS b_observed_at,
-       greatest(a.value, b.value) > 1.10 * least(a.value, b.value) AS disagree
-FROM mart.observations_as_of AS a
-JOIN mart.observations_as_of AS b
-  ON a.metric = b.metric AND a.scope = b.scope AND a.source_id <> b.source_id
+       mart.disagree(a.value, b.value) AS disagree
+FROM candidates AS a
+JOIN neighbours AS b
+  ON a.provider_id = b.provider_id AND a.model_id = b.model_id
+ AND a.service_tier = b.service_tier AND a.metric = b.metric AND a.scope = b.scope
+ AND a.week = b.join_week
+ AND a.source_id <> b.source_id
  AND mart.comparable(a.provider_id, a.model_id, a.precision, a.service_tier, a.reasoning_effort,
                      b.provider_id, b.model_id, b.precision, b.service_tier, b.reasoning_effort)
- AND abs(epoch(a.observed_at) - epoch(b.observed_at)) <= 7 * 86400
-WHERE a.value IS NOT NULL AND b.value IS NOT NULL
-  AND coalesce(a.qualifier, 'approx') = 'approx' AND coalesce(b.qualifier, 'approx') = 'approx';
+ AND mart.within_a_week(a.observed_at, b.observed_at);
 
 CREATE OR REPLACE VIEW mart.current_figures AS
-WITH ranked AS (
-    SELECT o.*,
-           row_number() OVER (
-               PARTITION BY endpoint_id, metric, scope
-               ORDER BY tier, observed_at DESC, source_id, observation_id
-           ) AS pick
-    FROM mart.observations_as_of AS o
+WITH picked AS (
+    -- arg_min over (tier, newest first, source, id): one hash aggregate instead of a sort of
+    -- the whole history, the same choice as ORDER BY tier, observed_at DESC, source_id, id
+    SELECT arg_min(observation_id, (tier, -epoch(observed_at), source_id, observation_id)) AS id
+    FROM core.observations, core.build_state AS b
+    WHERE b.as_of IS NULL OR retrieved_at <= b.as_of
+    GROUP BY endpoint_id, metric, scope
 ),
 chosen AS (
-    SELECT * EXCLUDE (pick) FROM ranked WHERE pick = 1
+    SELECT * FROM mart.observations_as_of WHERE observation_id IN (SELECT id FROM picked)
+),
+-- The pairs of the chosen figures only: a small build side probed by the history once,
+-- under the same rule as mart.observation_pairs.
+pairs AS (
+    SELECT c.observation_id AS a_id, b.source_id AS b_source_id,
+           mart.disagree(c.value, b.value) AS disagree
+    FROM chosen AS c
+    JOIN (
+        SELECT o.* FROM core.observations AS o, core.build_state AS state
+        WHERE state.as_of IS NULL OR o.retrieved_at <= state.as_of
+    ) AS b
+      ON b.provider_id = c.provider_id AND b.model_id = c.model_id
+     AND b.service_tier = c.service_tier AND b.metric = c.metric AND b.scope = c.scope
+     AND b.source_id <> c.source_id
+     AND mart.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
+                         c.reasoning_effort, b.provider_id, b.model_id, b.precision,
+                         b.service_tier, b.reasoning_effort)
+     AND mart.within_a_week(c.observed_at, b.observed_at)
+    WHERE mart.point_figure(c.value, c.qualifier) AND mart.point_figure(b.value, b.qualifier)
 ),
 support AS (
-    SELECT p.a_id,
-           count(DISTINCT p.b_source_id) FILTER (WHERE NOT p.disagree) AS corroborating_sources,
-           list(DISTINCT p.b_source_id ORDER BY p.b_source_id) FILTER (WHERE NOT p.disagree)
+    SELECT a_id,
+           count(DISTINCT b_source_id) FILTER (WHERE NOT disagree) AS corroborating_sources,
+           list(DISTINCT b_source_id ORDER BY b_source_id) FILTER (WHERE NOT disagree)
                AS corroborated_by,
-           list(DISTINCT p.b_source_id ORDER BY p.b_source_id) FILTER (WHERE p.disagree)
-               AS disputed_by
-    FROM mart.observation_pairs AS p
-    GROUP BY p.a_id
+           list(DISTINCT b_source_id ORDER BY b_source_id) FILTER (WHERE disagree) AS disputed_by
+    FROM pairs
+    GROUP BY a_id
 )
 SELECT c.*, coalesce(s.corroborating_sources, 0) AS corroborating_sources,
        coalesce(s.corroborated_by, []) AS corroborated_by,

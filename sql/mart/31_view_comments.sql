@@ -5,7 +5,7 @@
 COMMENT ON TABLE core.build_state IS 'One row: the as-of bound and data date of the last core build.';
 COMMENT ON COLUMN core.build_state.as_of IS 'the --as-of bound of the build; null for every snapshot';
 COMMENT ON COLUMN core.build_state.data_date IS 'newest snapshot retrieval the build used: mart views measure ages from it, never from the wall clock';
-COMMENT ON COLUMN core.build_state.fingerprint IS 'hash of everything the build read';
+COMMENT ON COLUMN core.build_state.fingerprint IS 'hash of what observations were derived from (label resolutions, reviewed claims, source tiers, core SQL): unchanged, a build appends only new snapshots'' observations';
 
 COMMENT ON VIEW mart.observation_pairs IS
     'Pairs of figures from different sources on comparable endpoints, same metric and scope, observed within 7 days; each pair appears in both orders.';

@@ -1,0 +1,248 @@
+"""`speedbook bench`: generate a synthetic corpus, run the real build on it three times (full,
+one more day, nothing new), and measure each stage against floors of the same work.
+
+Builds run as `speedbook build` subprocesses (the command a maintainer runs), pointed at the
+corpus through SPEEDBOOK_REGISTRY / SPEEDBOOK_METADATA / SPEEDBOOK_WAREHOUSE / SPEEDBOOK_EXPORTS.
+Peak memory is sampled from /proc over the whole process tree (workers included).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import lxml.html
+
+from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
+from pipeline.runner import REPORT_FILE
+
+FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
+
+
+@dataclass
+class BuildMeasure:
+    wall_s: float
+    status: int
+    peak_rss_mib: float
+    stages: dict[str, float] = field(default_factory=dict)
+    skipped: bool = False
+    output: str = ""
+
+
+def _tree_rss_kib(root_pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                fields_ = handle.read().rsplit(")", 1)[1].split()
+            ppid, pages = int(fields_[1]), int(fields_[21])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+        rss[int(entry)] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def run_build(
+    corpus: Corpus, exports: Path, *, extra_env: dict[str, str] | None = None
+) -> BuildMeasure:
+    env = dict(os.environ) | {
+        "SPEEDBOOK_REGISTRY": str(corpus.registry),
+        "SPEEDBOOK_METADATA": str(corpus.metadata_dir),
+        "SPEEDBOOK_WAREHOUSE": str(corpus.root),
+        "SPEEDBOOK_EXPORTS": str(exports),
+        **(extra_env or {}),
+    }
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "build"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.2):
+            peak = max(peak, _tree_rss_kib(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = process.communicate()
+    done.set()
+    sampler.join()
+    wall = time.perf_counter() - started
+    report: dict[str, Any] = {}
+    with contextlib.suppress(OSError, ValueError):
+        report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
+    skipped = "nothing new" in output
+    return BuildMeasure(
+        wall_s=round(wall, 2),
+        status=process.returncode,
+        peak_rss_mib=round(peak / 1024, 1),
+        stages={} if skipped else dict(report.get("stages", {})),
+        skipped=skipped,
+        output=output,
+    )
+
+
+def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
+    """Pages per second parsing the corpus's own page bytes with lxml.html alone (one process):
+    the cost no parser of these pages can avoid. Median of three passes over the same sample."""
+    pages = sorted(p for p in corpus.raw_dir.glob("bench-aa-model-*/*.html"))
+    step = max(1, len(pages) // sample)
+    chosen = [p.read_bytes() for p in pages[::step][:sample]]
+    rates = []
+    for _ in range(3):
+        started = time.perf_counter()
+        for data in chosen:
+            lxml.html.document_fromstring(data)
+        rates.append(len(chosen) / (time.perf_counter() - started))
+    return len(chosen), statistics.median(rates)
+
+
+def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
+    """Seconds for one bulk INSERT ... SELECT of the staged endpoint rows from Arrow into a
+    fresh DuckDB file: the floor of loading those rows."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        table = con.sql("SELECT * FROM staging.aa_endpoints").to_arrow_table()
+    target = scratch / "insert-floor.duckdb"
+    target.unlink(missing_ok=True)
+    with duckdb.connect(str(target)) as con:
+        con.register("incoming", table)
+        con.execute("CREATE TABLE t AS SELECT * FROM incoming LIMIT 0")
+        started = time.perf_counter()
+        con.execute("INSERT INTO t SELECT * FROM incoming")
+        seconds = time.perf_counter() - started
+    target.unlink(missing_ok=True)
+    return table.num_rows, seconds
+
+
+def latest_query(database: Path) -> float:
+    """Median of three runs of the current figure for every endpoint over the whole history."""
+    times = []
+    with duckdb.connect(str(database), read_only=True) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        for _ in range(3):
+            started = time.perf_counter()
+            con.execute("SELECT count(*), sum(value) FROM mart.current_figures").fetchall()
+            times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def observations(database: Path) -> int:
+    with duckdb.connect(str(database), read_only=True) as con:
+        return con.execute("SELECT count(*) FROM core.observations").fetchone()[0]  # type: ignore[index]
+
+
+def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[str, Any]:
+    corpus_root = workdir / "corpus"
+    exports = workdir / "exports"
+    started = time.perf_counter()
+    corpus = generate(spec, corpus_root)
+    generate_s = time.perf_counter() - started
+    progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
+    full = run_build(corpus, exports)
+    progress(f"full build: {full.wall_s} s (exit {full.status})")
+    if full.status != 0:
+        raise RuntimeError("the full build failed:\n" + full.output[-3000:])
+    database = corpus.root / "speedbook.duckdb"
+    observed = observations(database)
+    added = add_day(corpus, spec, spec.days)
+    incremental = run_build(corpus, exports)
+    progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
+    noop = run_build(corpus, exports)
+    progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
+    floor_pages, floor_rate = parse_floor(corpus)
+    insert_rows, insert_s = insert_floor(database, workdir)
+    query_s = latest_query(database)
+    extract_s = full.stages.get("extract", 0.0)
+    result = {
+        "spec": {
+            "models": spec.models,
+            "providers": spec.providers,
+            "days": spec.days,
+            "seed": spec.seed,
+        },
+        "cpu_count": os.cpu_count(),
+        "pages": corpus.pages,
+        "observations": observed,
+        "generate_s": round(generate_s, 2),
+        "full_build_s": full.wall_s,
+        "incremental_build_s": incremental.wall_s,
+        "incremental_pages": added,
+        "noop_build_s": noop.wall_s,
+        "noop_skipped": noop.skipped,
+        "stages_full_s": full.stages,
+        "stages_incremental_s": incremental.stages,
+        "extract_pages_per_s": round(corpus.pages / extract_s, 1) if extract_s else None,
+        "floor_parse_pages_per_s": round(floor_rate, 1),
+        "floor_parse_sample_pages": floor_pages,
+        "extract_to_floor_ratio": round(corpus.pages / extract_s / floor_rate, 3)
+        if extract_s
+        else None,
+        "floor_insert_rows": insert_rows,
+        "floor_insert_s": round(insert_s, 3),
+        "load_s": full.stages.get("load"),
+        "peak_rss_mib": max(full.peak_rss_mib, incremental.peak_rss_mib, noop.peak_rss_mib),
+        "latest_query_s": round(query_s, 4),
+        "statuses": [full.status, incremental.status, noop.status],
+    }
+    return result
+
+
+def render(result: dict[str, Any]) -> str:
+    rows = [
+        ("pages", result["pages"], ""),
+        ("observations", result["observations"], ""),
+        ("full build", f"{result['full_build_s']} s", "target < 600 s"),
+        (
+            "one more day",
+            f"{result['incremental_build_s']} s",
+            f"{result['incremental_pages']} pages; target < 15 s",
+        ),
+        ("nothing new", f"{result['noop_build_s']} s", "target < 5 s"),
+        ("extract", f"{result['extract_pages_per_s']} pages/s", ""),
+        (
+            "lxml.html alone",
+            f"{result['floor_parse_pages_per_s']} pages/s",
+            f"ratio {result['extract_to_floor_ratio']}; target >= 0.333",
+        ),
+        (
+            "bulk insert floor",
+            f"{result['floor_insert_s']} s",
+            f"{result['floor_insert_rows']} rows",
+        ),
+        ("peak memory", f"{result['peak_rss_mib']} MiB", "process tree; target < 2048"),
+        ("latest-figure query", f"{result['latest_query_s']} s", "target < 0.5 s"),
+    ]
+    for stage, seconds in sorted(result["stages_full_s"].items()):
+        rows.append((f"  full: {stage}", f"{seconds} s", ""))
+    for stage, seconds in sorted(result["stages_incremental_s"].items()):
+        rows.append((f"  one more day: {stage}", f"{seconds} s", ""))
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'measure'.ljust(width)}  {'value':>18}  note", "-" * (width + 40)]
+    lines += [f"{name.ljust(width)}  {value!s:>18}  {note}" for name, value, note in rows]
+    return "\n".join(lines)
