@@ -34,7 +34,8 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; \
 	  else echo "chromium is missing and installing it needs root: apt-get install chromium" >&2; \
 	    exit 1; fi; \
-	  $$SUDO apt-get update && $$SUDO apt-get install -y --no-install-recommends chromium; }
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 test: install browser
 	$(BIN)/python -m pytest
@@ -54,4 +55,5 @@ ui: install
 	$(BIN)/speedbook ui
 
 clean:
-	rm -rf $(VENV) warehouse/speedbook.duckdb warehouse/speedbook.duckdb.wal warehouse/dagster
+	rm -rf $(VENV) warehouse/speedbook.duckdb warehouse/speedbook.duckdb.wal warehouse/dagster \
+	  warehouse/pending warehouse/build_report.json warehouse/raw/.snapshot-index.json

@@ -19,6 +19,7 @@ DICTIONARY_PATH = SQL_DIR / "DATA_DICTIONARY.md"
 # Analysts read mart first; core holds the history the views are built on.
 SCHEMAS = (
     ("mart", "view", "views for analysts, as of the build (its `--as-of` time and data date)"),
+    ("mart", "table", "what the build computes once from the whole history, for the views to read"),
     (
         "core",
         "table",

@@ -339,25 +339,30 @@ def extract(
     )
     done = 0
     if parallel:
+        # the workers have the cores; DuckDB's own threads would take them from the parsers
+        con.execute("SET threads = 1")
         # forkserver: a clean worker, not a fork of a process that may hold threads and locks
         context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            # at most two chunks in flight per worker: memory stays bounded however many
-            # snapshots there are, and the workers never wait for the writer
-            queue = iter(chunks)
-            pending = deque(
-                (batch, pool.submit(_run_chunk, batch))
-                for batch in itertools.islice(queue, 2 * workers)
-            )
-            while pending:
-                batch, future = pending.popleft()
-                chunk = future.result()
-                following = next(queue, None)
-                if following is not None:
-                    pending.append((following, pool.submit(_run_chunk, following)))
-                _write(con, batch, chunk, result, seen)
-                done += len(batch)
-                report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                # at most two chunks in flight per worker: memory stays bounded however many
+                # snapshots there are, and the workers never wait for the writer
+                queue = iter(chunks)
+                pending = deque(
+                    (batch, pool.submit(_run_chunk, batch))
+                    for batch in itertools.islice(queue, 2 * workers)
+                )
+                while pending:
+                    batch, future = pending.popleft()
+                    chunk = future.result()
+                    following = next(queue, None)
+                    if following is not None:
+                        pending.append((following, pool.submit(_run_chunk, following)))
+                    _write(con, batch, chunk, result, seen)
+                    done += len(batch)
+                    report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+        finally:
+            con.execute("RESET threads")
     else:
         for batch in chunks:
             _write(con, batch, _run_chunk(batch), result, seen)

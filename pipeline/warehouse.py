@@ -17,4 +17,5 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": MEMORY_LIMIT})
     con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con

@@ -50,7 +50,7 @@ def same_rows(con, left: str, right: str) -> bool:
 def test_every_core_table_and_mart_view_is_written(warehouse, written):
     target, counts = written
     tables = names(warehouse, "duckdb_tables()", "core")
-    views = names(warehouse, "duckdb_views()", "mart")
+    views = names(warehouse, "duckdb_views()", "mart") + names(warehouse, "duckdb_tables()", "mart")
     expected = {f"core/{t}.parquet" for t in tables if t != "observations"}
     expected |= {f"mart/{v}.parquet" for v in views if v not in NOT_EXPORTED}
     assert set(views) >= NOT_EXPORTED  # left out on purpose: they restate core.observations

@@ -140,16 +140,23 @@ def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
     return table.num_rows, seconds
 
 
-def latest_query(database: Path) -> float:
-    """Median of three runs of the current figure for every endpoint over the whole history."""
+def latest_query(database: Path, query: str) -> float:
+    """Median of three runs of a query on the built warehouse."""
     times = []
     with duckdb.connect(str(database), read_only=True) as con:
         con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
         for _ in range(3):
             started = time.perf_counter()
-            con.execute("SELECT count(*), sum(value) FROM mart.current_figures").fetchall()
+            con.execute(query).fetchall()
             times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+# The current figure of every endpoint computed from the whole history (what a build does once),
+# and the same figures read from the table the build keeps (what analysts and exports query).
+LATEST_FROM_HISTORY = "SELECT count(*), sum(value) FROM mart.current_figures_at()"
+LATEST_FROM_TABLE = "SELECT count(*), sum(value) FROM mart.current_figures"
 
 
 def observations(database: Path) -> int:
@@ -177,7 +184,8 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
     floor_pages, floor_rate = parse_floor(corpus)
     insert_rows, insert_s = insert_floor(database, workdir)
-    query_s = latest_query(database)
+    query_s = latest_query(database, LATEST_FROM_HISTORY)
+    table_s = latest_query(database, LATEST_FROM_TABLE)
     extract_s = full.stages.get("extract", 0.0)
     result = {
         "spec": {
@@ -208,6 +216,7 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
         "load_s": full.stages.get("load"),
         "peak_rss_mib": max(full.peak_rss_mib, incremental.peak_rss_mib, noop.peak_rss_mib),
         "latest_query_s": round(query_s, 4),
+        "latest_table_query_s": round(table_s, 4),
         "statuses": [full.status, incremental.status, noop.status],
     }
     return result
@@ -236,7 +245,8 @@ def render(result: dict[str, Any]) -> str:
             f"{result['floor_insert_rows']} rows",
         ),
         ("peak memory", f"{result['peak_rss_mib']} MiB", "process tree; target < 2048"),
-        ("latest-figure query", f"{result['latest_query_s']} s", "target < 0.5 s"),
+        ("latest figures from history", f"{result['latest_query_s']} s", "target < 0.5 s"),
+        ("latest figures, kept table", f"{result['latest_table_query_s']} s", ""),
     ]
     for stage, seconds in sorted(result["stages_full_s"].items()):
         rows.append((f"  full: {stage}", f"{seconds} s", ""))

@@ -84,7 +84,7 @@ def write_parquet(
         written[path.relative_to(target_dir).as_posix()] = _copy(
             con, f"SELECT * FROM core.{table}", path
         )
-    for view in _names(con, "view", "mart"):
+    for view in sorted(_names(con, "view", "mart") + _names(con, "table", "mart")):
         if view in NOT_EXPORTED:
             continue
         path = target_dir / "mart" / f"{view}.parquet"

@@ -22,10 +22,10 @@ CREATE OR REPLACE MACRO mart.within_a_week(a_at, b_at) AS
 CREATE OR REPLACE MACRO mart.disagree(a_value, b_value) AS
     greatest(a_value, b_value) > 1.10 * least(a_value, b_value);
 CREATE OR REPLACE VIEW mart.observation_pairs AS
-WITH comparable_points AS (
-    SELECT *, CAST(floor(epoch(observed_at) / (7 * 86400)) AS BIGINT) AS week
-    FROM mart.observations_as_of
-    WHERE mart.point_figure(value, qualifier)
+WITH comparable_points AS NOT MATERIALIZED (  -- the whole history: never copy it
+    SELECT o.*, CAST(floor(epoch(o.observed_at) / (7 * 86400)) AS BIGINT) AS week
+    FROM core.observations AS o, core.build_state AS b
+    WHERE (b.as_of IS NULL OR o.retrieved_at <= b.as_of) AND mart.point_figure(o.value, o.qualifier)
 ),
 -- Only figures that another source also reports can pair: a benchmark's daily history of one
 -- endpoint compared with itself is never looked at (that would be quadratic in history).
@@ -33,9 +33,9 @@ shared AS (
     SELECT provider_id, model_id, service_tier, metric, scope
     FROM comparable_points
     GROUP BY ALL
-    HAVING count(DISTINCT source_id) > 1
+    HAVING min(source_id) <> max(source_id)  -- two sources at least, without a distinct count
 ),
-candidates AS (
+candidates AS MATERIALIZED (  -- used twice below: compute it once
     SELECT p.* FROM comparable_points AS p
     SEMI JOIN shared USING (provider_id, model_id, service_tier, metric, scope)
 ),
@@ -45,6 +45,9 @@ neighbours AS (
 )
 SELECT a.observation_id AS a_id, b.observation_id AS b_id,
        a.endpoint_id AS a_endpoint_id, b.endpoint_id AS b_endpoint_id,
+       a.provider_id, a.model_id, a.service_tier, a.precision AS a_precision,
+       b.precision AS b_precision, a.reasoning_effort AS a_reasoning_effort,
+       b.reasoning_effort AS b_reasoning_effort, a.unit, a.quote AS a_quote, b.quote AS b_quote,
        a.metric, a.scope, a.source_id AS a_source_id, b.source_id AS b_source_id,
        a.tier AS a_tier, b.tier AS b_tier, a.value AS a_value, b.value AS b_value,
        a.observed_at AS a_observed_at, b.observed_at AS b_observed_at,
@@ -59,17 +62,27 @@ JOIN neighbours AS b
                      b.provider_id, b.model_id, b.precision, b.service_tier, b.reasoning_effort)
  AND mart.within_a_week(a.observed_at, b.observed_at);
 
-CREATE OR REPLACE VIEW mart.current_figures AS
+-- Computing the current figures reads the whole history, so a build does it once and keeps the
+-- result as a table (below); `FROM mart.current_figures_at()` computes them afresh.
+CREATE OR REPLACE MACRO mart.current_figures_at() AS TABLE
 WITH picked AS (
     -- arg_min over (tier, newest first, source, id): one hash aggregate instead of a sort of
-    -- the whole history, the same choice as ORDER BY tier, observed_at DESC, source_id, id
-    SELECT arg_min(observation_id, (tier, -epoch(observed_at), source_id, observation_id)) AS id
-    FROM core.observations, core.build_state AS b
-    WHERE b.as_of IS NULL OR retrieved_at <= b.as_of
-    GROUP BY endpoint_id, metric, scope
+    -- the whole history; the same choice as ORDER BY tier, observed_at DESC, source_id, id
+    SELECT arg_min(o.observation_id, (o.tier, -epoch(o.observed_at), o.source_id, o.observation_id))
+               AS id
+    FROM core.observations AS o, core.build_state AS b
+    WHERE b.as_of IS NULL OR o.retrieved_at <= b.as_of
+    GROUP BY o.endpoint_id, o.metric, o.scope
 ),
+-- freshness for the chosen rows only, by the same rule as mart.observations_as_of
 chosen AS (
-    SELECT * FROM mart.observations_as_of WHERE observation_id IN (SELECT id FROM picked)
+    SELECT o.*,
+           mart.fresh_as_of(o.observed_at, o.retrieved_at, f.latest_retrieved_at, f.confirmed_at)
+               AS fresh_as_of,
+           mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_days) AS stale
+    FROM core.observations AS o
+    SEMI JOIN picked ON o.observation_id = picked.id
+    JOIN mart.source_freshness AS f USING (source_id)
 ),
 -- The pairs of the chosen figures only: a small build side probed by the history once,
 -- under the same rule as mart.observation_pairs.
@@ -107,5 +120,8 @@ FROM chosen AS c
 LEFT JOIN support AS s ON s.a_id = c.observation_id
 JOIN core.snapshots AS snap USING (snapshot_id);
 
-COMMENT ON VIEW mart.current_figures IS
-    'The current figure per endpoint, metric and scope (tier first, then date), with the sources that corroborate or dispute it.';
+CREATE OR REPLACE TABLE mart.current_figures AS
+SELECT * FROM mart.current_figures_at() ORDER BY endpoint_id, metric, scope;
+
+COMMENT ON TABLE mart.current_figures IS
+    'The current figure per endpoint, metric and scope (tier first, then date), with the sources that corroborate or dispute it; computed by each build from the whole history (mart.current_figures_at()).';

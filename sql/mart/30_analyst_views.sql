@@ -232,25 +232,24 @@ COMMENT ON COLUMN mart.platform_models.observed_at IS 'when the catalogue was re
 -- flags (comparable endpoints, same metric and scope, within 7 days, more than 10% apart).
 -- Side a is the better-tier source (then the first source id), so each pair appears once.
 CREATE OR REPLACE VIEW mart.disagreements AS
-SELECT a.provider_id, pr.name AS provider_name, a.model_id, m.name AS model_name,
-       CASE WHEN a.precision <> 'unknown' THEN a.precision ELSE b.precision END AS precision,
-       a.service_tier,
-       coalesce(a.reasoning_effort, b.reasoning_effort) AS reasoning_effort,
-       p.metric, p.scope, a.unit,
+SELECT p.provider_id, pr.name AS provider_name, p.model_id, m.name AS model_name,
+       CASE WHEN p.a_precision <> 'unknown' THEN p.a_precision ELSE p.b_precision END
+           AS precision,
+       p.service_tier,
+       coalesce(p.a_reasoning_effort, p.b_reasoning_effort) AS reasoning_effort,
+       p.metric, p.scope, p.unit,
        p.a_value, p.b_value,
        (greatest(p.a_value, p.b_value) - least(p.a_value, p.b_value))
            / least(p.a_value, p.b_value) AS relative_difference,
        p.a_source_id, p.a_tier, p.a_observed_at, p.b_source_id, p.b_tier, p.b_observed_at,
-       p.a_endpoint_id, p.b_endpoint_id, a.quote AS a_quote, b.quote AS b_quote,
+       p.a_endpoint_id, p.b_endpoint_id, p.a_quote, p.b_quote,
        p.a_id AS a_observation_id, p.b_id AS b_observation_id
 FROM mart.observation_pairs AS p
-JOIN mart.observations_as_of AS a ON a.observation_id = p.a_id
-JOIN mart.observations_as_of AS b ON b.observation_id = p.b_id
-JOIN core.providers AS pr ON pr.provider_id = a.provider_id
-JOIN core.models AS m ON m.model_id = a.model_id
+JOIN core.providers AS pr ON pr.provider_id = p.provider_id
+JOIN core.models AS m ON m.model_id = p.model_id
 WHERE p.disagree
   AND (p.a_tier < p.b_tier OR (p.a_tier = p.b_tier AND p.a_source_id < p.b_source_id))
-ORDER BY a.provider_id, a.model_id, p.metric, p.scope, p.a_observed_at, p.a_id, p.b_id;
+ORDER BY p.provider_id, p.model_id, p.metric, p.scope, p.a_observed_at, p.a_id, p.b_id;
 
 COMMENT ON VIEW mart.disagreements IS
     'Figures that sources dispute: comparable endpoints, same metric and scope, observed within 7 days, more than 10% apart. One row per pair.';
