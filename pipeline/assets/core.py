@@ -138,38 +138,55 @@ WHERE s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'ht
 """
 
 
+# Tables that grow with the history, and their key. Rows of snapshots loaded by earlier builds
+# were validated then (and their metadata never changes), so a build validates the rows of the
+# snapshots it appended, and checks the key's uniqueness over the whole table in SQL.
+GROWING = {
+    "observations": "observation_id",
+    "snapshots": "snapshot_id",
+    "extractions": "snapshot_id",
+}
+
+
+def _check_scope(
+    con: duckdb.DuckDBPyConnection, name: str, appended: list[str] | None
+) -> list[str]:
+    if appended is None:  # everything was derived again: validate everything
+        sql = f"SELECT DISTINCT snapshot_id FROM core.{name} ORDER BY 1"
+        return [row[0] for row in con.execute(sql).fetchall()]
+    if name == "observations":
+        return appended
+    # snapshots without figures (platform docs, claim pages) have no observations to append
+    without = con.execute(
+        f"SELECT snapshot_id FROM core.{name} "
+        "WHERE snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
+    ).fetchall()
+    return sorted(set(appended) | {row[0] for row in without})
+
+
 def _validate_table(
     con: duckdb.DuckDBPyConnection,
     name: str,
     model: type[CoreTable],
     appended: list[str] | None,
 ) -> dg.AssetCheckResult:
-    """Validate a core table with its model. Observations are read a batch of snapshots at a
-    time, and only those this build appended (earlier ones were validated when they were
-    loaded); their key's uniqueness across the whole table is checked in SQL."""
+    """Validate a core table with its model (a table that grows with the history: the rows of
+    the snapshots this build appended, a batch of snapshots at a time, and its key in SQL)."""
     key = core_asset_key(name)
-    if name == "observations":
+    if name in GROWING:
+        column = GROWING[name]
         duplicates = con.execute(
-            "SELECT count(*) - count(DISTINCT observation_id) FROM core.observations"
+            f"SELECT count(*) - count(DISTINCT {column}) FROM core.{name}"
         ).fetchone()[0]
         if duplicates:
             return dg.AssetCheckResult(
                 asset_key=key,
                 check_name="matches_schema",
                 passed=False,
-                metadata={"duplicate_observation_ids": duplicates},
+                metadata={f"duplicate_{column}s": duplicates},
             )
-        scope = (
-            appended
-            if appended is not None
-            else [
-                row[0]
-                for row in con.execute(
-                    "SELECT DISTINCT snapshot_id FROM core.observations ORDER BY 1"
-                ).fetchall()
-            ]
-        )
-        checked, failures = validate_by_snapshot(con, model, "core.observations", scope)
+        scope = _check_scope(con, name, appended)
+        checked, failures = validate_by_snapshot(con, model, f"core.{name}", scope)
     else:
         frame = con.execute(f"SELECT * FROM core.{name}").df()
         checked, failures = len(frame), None
