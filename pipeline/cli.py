@@ -29,24 +29,38 @@ COMMAND_MODULES = (
 )
 
 
-def _add_location_options(parser: argparse.ArgumentParser) -> None:
+def _add_location_options(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """The location options on a command and on each of its actions (`snapshot list ...`), so
+    they are accepted before or after the action. An action's copy has no default: argparse
+    copies every attribute of an action's namespace over the command's, and a default there
+    would erase a value given before the action."""
+    default = argparse.SUPPRESS if nested else None
     group = parser.add_argument_group("locations")
     group.add_argument(
         "--registry",
         metavar="FILE",
+        default=default,
         help="source registry (default: $SPEEDBOOK_REGISTRY, else pipeline/metadata/sources.toml)",
     )
     group.add_argument(
         "--warehouse",
         metavar="DIR",
+        default=default,
         help="raw snapshots, DuckDB file, Dagster instance (default: $SPEEDBOOK_WAREHOUSE, "
         "else ./warehouse)",
     )
     group.add_argument(
         "--exports",
         metavar="DIR",
+        default=default,
         help="releases (default: $SPEEDBOOK_EXPORTS, else ./exports)",
     )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            # choices maps each name and alias to its parser; add the options once per parser
+            children = {id(child): child for child in action.choices.values()}
+            for child in children.values():
+                _add_location_options(child, nested=True)
 
 
 def _load_commands() -> dict[str, ModuleType]:

@@ -55,6 +55,7 @@ def take_inventory(
 
 
 _cache: dict[tuple[str, str, tuple[str, ...]], Inventory] = {}
+_reported: set[str] = set()
 
 
 def cached_inventory(
@@ -68,5 +69,15 @@ def cached_inventory(
     return _cache[key]
 
 
+def unreported_problems(inventory: Inventory) -> list[str]:
+    """The inventory's problems not yet handed out since the cache was last cleared. Every staged
+    asset of a run shares one inventory; this way each problem is reported once, not per asset
+    (a run whose steps are separate processes reports it once per step)."""
+    fresh = [problem for problem in inventory.problems if problem not in _reported]
+    _reported.update(fresh)
+    return fresh
+
+
 def clear_cache() -> None:
     _cache.clear()
+    _reported.clear()

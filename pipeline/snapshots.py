@@ -5,22 +5,29 @@ Identical bytes for one source are stored once. When a page comes back to bytes 
 (A, then B, then A again), a new metadata record points at the old bytes (`bytes_file`), so the
 timeline says A is current again without a second copy.
 The data file is written before its metadata and both are renamed into place, so a reader never
-sees a snapshot whose bytes are incomplete.
+sees a snapshot whose bytes are incomplete. Both are readable by everyone the umask allows (0644
+under the usual 022). A metadata record is checked field by field when read; a bad one is an
+error naming its file, and a listing that collects errors skips just that snapshot.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pipeline.registry import SLUG, is_web_url
+
 OBTAINED_BY = ("bundled", "fetched", "manual")
 META_SUFFIX = ".meta.json"
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class SnapshotError(ValueError):
@@ -86,10 +93,26 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@functools.cache
+def _file_mode() -> int:
+    """0o666 less the umask: what `open()` would give. mkstemp makes 0600 files, which would hide
+    fetched and hand-captured snapshots from every other user of the warehouse."""
+    try:  # Linux reports the umask without changing it (os.umask would, for every thread)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
+        os.fchmod(handle, _file_mode())
         with os.fdopen(handle, "wb") as tmp:
             tmp.write(data)
             tmp.flush()
@@ -100,12 +123,63 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def check_source_id(source_id: str) -> str:
+    """A source id names a folder of the store: only a slug, so `../x` cannot leave it."""
+    if not isinstance(source_id, str) or not SLUG.fullmatch(source_id):
+        raise SnapshotError(
+            f"{source_id!r} is not a source id (a lower-case slug: a-z, 0-9, single hyphens)"
+        )
+    return source_id
+
+
+def _plain_name(name: str) -> bool:
+    """A file name inside one source folder: no separator, not hidden, not `.`/`..`."""
+    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")
+
+
+def _check_record(record: object, folder: str) -> SnapshotMeta:
+    """A metadata record as read from disk, checked field by field: a hand-edited or damaged
+    record must be reported and skipped, never reach the sort, the ages or the build's dates."""
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    try:
+        meta = SnapshotMeta(**record)
+    except TypeError as error:  # a missing or unknown field
+        raise ValueError(str(error).replace("SnapshotMeta.__init__() ", "")) from None
+    texts = ("source_id", "url", "retrieved_at", "sha256", "content_type", "obtained_by", "file")
+    for name in (*texts, "note", "bytes_file"):
+        if not isinstance(getattr(meta, name), str):
+            raise ValueError(f"{name} must be a string, got {getattr(meta, name)!r}")
+    if meta.source_id != folder:
+        raise ValueError(f"source_id {meta.source_id!r} does not match its folder {folder!r}")
+    if not is_web_url(meta.url):
+        raise ValueError(f"url {meta.url!r} is not an http(s) URL")
+    try:
+        retrieved_at = format_utc(parse_utc(meta.retrieved_at))
+    except (ValueError, OverflowError):  # OverflowError: year 1 with an offset
+        raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
+    if not SHA256.fullmatch(meta.sha256):
+        raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")
+    if isinstance(meta.size, bool) or not isinstance(meta.size, int) or meta.size < 0:
+        raise ValueError(f"size {meta.size!r} is not a non-negative integer")
+    if meta.obtained_by not in OBTAINED_BY:
+        raise ValueError(f"obtained_by {meta.obtained_by!r} is not one of {', '.join(OBTAINED_BY)}")
+    if not _plain_name(meta.file) or (meta.bytes_file and not _plain_name(meta.bytes_file)):
+        raise ValueError("file and bytes_file must be plain file names in the source's folder")
+    if not isinstance(meta.http, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in meta.http.items()
+    ):
+        raise ValueError("http must map header names to strings")
+    # One spelling of the time, so that sorting by the text sorts by time.
+    return replace(meta, retrieved_at=retrieved_at)
+
+
 class SnapshotStore:
     def __init__(self, root: Path) -> None:
         self.root = root
 
     def source_dir(self, source_id: str) -> Path:
-        return self.root / source_id
+        return self.root / check_source_id(source_id)
 
     def add(
         self,
@@ -169,9 +243,12 @@ class SnapshotStore:
     def _read_meta(self, path: Path) -> SnapshotMeta:
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            meta = SnapshotMeta(**record)
-        except (OSError, ValueError, TypeError) as error:
+        except (OSError, ValueError) as error:
             raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
+        try:
+            meta = _check_record(record, path.parent.name)
+        except ValueError as error:
+            raise SnapshotError(f"{path}: invalid snapshot metadata: {error}") from None
         if path.name != meta.file + META_SUFFIX:
             raise SnapshotError(f"{path}: metadata names another file ({meta.file})")
         return meta
@@ -250,7 +327,7 @@ class _MetaIndex:
     of reading every record again. The cache is only ever an optimisation: deleting it is safe,
     and a failed write is ignored."""
 
-    VERSION = 1
+    VERSION = 2  # 2: records are validated before they are cached; older caches are dropped
     NAME = ".snapshot-index.json"
 
     def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:

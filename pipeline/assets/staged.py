@@ -13,7 +13,7 @@ from pipeline.assets.resources import SpeedbookResource
 from pipeline.checks import validate_by_snapshot
 from pipeline.extract import PARSERS, Parser
 from pipeline.progress import report
-from pipeline.raw import cached_inventory
+from pipeline.raw import cached_inventory, unreported_problems
 from pipeline.registry import Source
 from pipeline.schema.staged import FRAMES
 from pipeline.snapshots import SnapshotStore
@@ -78,6 +78,11 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
         store = SnapshotStore(settings.raw_dir)
         with timing.stage("inventory"):
             inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
+        # Broken metadata and snapshots of unregistered sources are left out of the build; say so
+        # both in the run's log (the UI) and on the command line (the runner shows only errors).
+        for problem in unreported_problems(inventory):
+            context.log.warning(f"snapshot skipped: {problem}")
+            report(f"snapshot skipped: {problem}")
         pairs = [
             (meta, registry[meta.source_id])
             for meta in inventory.snapshots

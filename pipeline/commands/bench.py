@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -32,21 +33,50 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--workdir",
         type=Path,
         metavar="DIR",
-        help="where to generate the corpus (default: a temporary folder, deleted afterwards)",
+        help="where to generate the corpus: an empty or new folder, kept afterwards (default: a "
+        "temporary folder, deleted afterwards unless --keep)",
     )
-    parser.add_argument("--keep", action="store_true", help="keep the generated corpus")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temporary folder with the generated corpus"
+    )
+
+
+def _check_json_target(path: Path) -> None:
+    """Refuse a --json FILE that cannot be written now, not after the whole benchmark has run."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise CommandError(f"--json {path}: folder {folder} does not exist")
+    if path.is_dir():
+        raise CommandError(f"--json {path}: is a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CommandError(f"--json {path}: not writable")
+
+
+def _check_workdir(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise CommandError(f"--workdir {path} is not a folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise CommandError(f"--workdir {path} is not empty")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from pipeline.bench.corpus import CorpusSpec
     from pipeline.bench.run import render, run_bench
 
+    # Every argument is checked before the corpus is generated: a run takes minutes.
     if min(args.models, args.providers, args.days) < 1:
         raise CommandError("--models, --providers and --days must be at least 1")
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="speedbook-bench-"))
-    if args.workdir and any(args.workdir.iterdir() if args.workdir.exists() else ()):
-        raise CommandError(f"--workdir {args.workdir} is not empty")
-    workdir.mkdir(parents=True, exist_ok=True)
+    if args.json:
+        _check_json_target(args.json)
+    if args.workdir:
+        _check_workdir(args.workdir)
+        workdir = args.workdir
+        try:
+            workdir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CommandError(f"--workdir {workdir}: {error.strerror or error}") from None
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix="speedbook-bench-"))
     try:
         spec = CorpusSpec(args.models, args.providers, args.days, seed=args.seed)
         try:
@@ -54,10 +84,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         except RuntimeError as error:
             raise CommandError(str(error), status=1) from None
     finally:
-        if not args.keep:
+        # Only the folder we made is ours to delete; a --workdir the user named is left as is.
+        if not args.workdir and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+        elif not args.workdir:
+            report(f"kept the generated corpus in {workdir}")
     print(render(result))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        try:
+            args.json.write_text(
+                json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+            )
+        except OSError as error:
+            raise CommandError(
+                f"--json {args.json}: cannot write: {error.strerror or error}"
+            ) from None
         print(f"\nwrote {args.json}")
     return 0

@@ -12,7 +12,13 @@ from pipeline.errors import CommandError
 from pipeline.formats import EXTENSION_CONTENT_TYPES, FORMATS
 from pipeline.registry import RegistryError, Source, is_web_url, load_registry
 from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotDamaged, SnapshotError, SnapshotStore, parse_utc
+from pipeline.snapshots import (
+    SnapshotDamaged,
+    SnapshotError,
+    SnapshotStore,
+    check_source_id,
+    parse_utc,
+)
 
 NAME = "snapshot"
 HELP = "add a page captured by hand, list or verify stored snapshots"
@@ -41,7 +47,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="mark as part of the committed offline corpus (obtained_by=bundled)",
     )
     listing = actions.add_parser("list", help="list stored snapshots, oldest first")
-    listing.add_argument("source_id", nargs="?", metavar="SOURCE_ID")
+    listing.add_argument(
+        "source_id",
+        nargs="?",
+        metavar="SOURCE_ID",
+        help="only this source (in the registry, or with a folder in the store)",
+    )
     actions.add_parser("verify", help="check every snapshot's bytes against its sha256")
 
 
@@ -116,11 +127,27 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _listed_source(settings: Settings, source_id: str) -> str:
+    """A source id to list: a slug (never a path), with a folder in the store or in the registry.
+    A snapshot folder is enough, so a source removed from the registry can still be listed."""
+    try:
+        check_source_id(source_id)
+    except SnapshotError as error:
+        raise CommandError(str(error)) from None
+    if not (settings.raw_dir / source_id).is_dir():
+        _source(settings, source_id)  # unknown: a clear error rather than an empty listing
+    return source_id
+
+
 def listing(args: argparse.Namespace, settings: Settings) -> int:
+    source_id = None if args.source_id is None else _listed_source(settings, args.source_id)
     errors: list[str] = []
     store = SnapshotStore(settings.raw_dir)
-    for meta in store.list(args.source_id, errors=errors):
+    snapshots = store.list(source_id, errors=errors)
+    for meta in snapshots:
         print(f"{meta.retrieved_at}  {meta.obtained_by:<8} {meta.size:>9}  {meta.snapshot_id}")
+    if source_id is not None and not snapshots and not errors:
+        print(f"no snapshot of {source_id} yet", file=sys.stderr)
     for error in errors:
         print(f"warning: {error}", file=sys.stderr)
     return 1 if errors else 0

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import UTC, datetime
 
 from pipeline.errors import CommandError
 from pipeline.outcomes import latest_outcomes
+from pipeline.raw import take_inventory
 from pipeline.registry import RegistryError, load_registry
 from pipeline.settings import Settings
 from pipeline.snapshots import SnapshotStore
@@ -18,7 +20,8 @@ HELP = "list every source with kind, tier, newest snapshot, its age and the last
 DESCRIPTION = (
     "List the sources in the registry with their kind, tier, format, cadence, newest snapshot, "
     "when it was retrieved, how old it is (relative to now) and the outcome of the last "
-    "`speedbook fetch` of it."
+    "`speedbook fetch` of it. Snapshots the build would skip (unreadable or invalid metadata, "
+    "a folder of a source not in the registry) are listed as warnings on stderr."
 )
 
 
@@ -38,21 +41,23 @@ def _last_fetch(row: dict[str, object]) -> str | None:
     return f"{word} {row['last_outcome_at']}"
 
 
-def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[str, object]]:
+def source_rows(
+    settings: Settings, now: datetime | None = None, problems: list[str] | None = None
+) -> list[dict[str, object]]:
+    """One row per registered source. What the build would skip is appended to ``problems``."""
     try:
         sources = load_registry(settings.registry)
     except RegistryError as error:
         raise CommandError(str(error)) from None
     now = now or datetime.now(UTC)
-    store = SnapshotStore(settings.raw_dir)
-    problems: list[str] = []
-    by_source: dict[str, list] = {}
-    for meta in store.list(errors=problems):
-        by_source.setdefault(meta.source_id, []).append(meta)
+    # The build's own inventory, so this lists exactly the snapshots a build would use.
+    inventory = take_inventory(SnapshotStore(settings.raw_dir), sources)
+    if problems is not None:
+        problems.extend(inventory.problems)
     outcomes = latest_outcomes(settings.raw_dir)
     rows: list[dict[str, object]] = []
     for source in sources.values():
-        snapshots = by_source.get(source.id, [])
+        snapshots = inventory.sources[source.id].snapshots
         latest = snapshots[-1] if snapshots else None
         outcome = outcomes.get(source.id)
         rows.append(
@@ -76,10 +81,18 @@ def source_rows(settings: Settings, now: datetime | None = None) -> list[dict[st
     return rows
 
 
+def _warn(problems: list[str]) -> None:
+    # stderr, so `--json` output stays parseable; each line names the file and the reason.
+    for problem in problems:
+        print(f"warning: snapshot skipped: {problem}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    rows = source_rows(settings)
+    problems: list[str] = []
+    rows = source_rows(settings, problems=problems)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
+        _warn(problems)
         return 0
     columns = ("id", "kind", "tier", "format", "snapshots", "retrieved_at", "age_days")
     table = [[row[c] for c in columns] + [_last_fetch(row)] for row in rows]
@@ -91,4 +104,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     failed = [row for row in rows if str(row["last_outcome"] or "").startswith("failed")]
     for row in failed:  # the reason is too long for the table
         print(f"last fetch {row['last_outcome']} ({row['id']}, {row['last_outcome_at']})")
+    _warn(problems)
     return 0

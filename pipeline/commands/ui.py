@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import sys
+from pathlib import Path
 
 from pipeline.errors import CommandError
 from pipeline.settings import ENV_EXPORTS, ENV_REGISTRY, ENV_WAREHOUSE, Settings
@@ -14,7 +16,9 @@ NAME = "ui"
 HELP = "open the Dagster UI (dagster dev) on this project's instance"
 DESCRIPTION = (
     "Run `dagster dev -m pipeline.definitions` with DAGSTER_HOME set to <warehouse>/dagster, so "
-    "the runs `speedbook build` made appear with their history."
+    "the runs `speedbook build` made appear with their history. The UI does not take the "
+    "warehouse lock (it would stop every `speedbook build` while it is open), so a run "
+    "launched from it does not wait for a build: launch one only when no build is running."
 )
 
 
@@ -23,8 +27,38 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
 
 
+def build_holder(lock_file: Path) -> str | None:
+    """Who holds the warehouse lock right now (the lock file's text), or None if nobody does.
+
+    Only a probe: a shared lock, dropped at once, and the file is never written, so a build
+    that starts meanwhile still reports its own pid."""
+    try:
+        handle = os.open(lock_file, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file yet: no build ever ran here
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(handle, 200, 0).decode("utf-8", "replace").strip() or "holder unknown"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(handle)
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from pipeline.runner import dagster_instance
+
+    holder = build_holder(settings.lock_file)
+    if holder is not None:
+        # The UI itself is safe to open during a build (it only reads); a run launched from it
+        # would write the warehouse the build is writing.
+        print(
+            f"note: a build is running ({settings.lock_file}: {holder}); runs launched from the "
+            "UI do not wait for it, so launch none until it finishes",
+            file=sys.stderr,
+        )
 
     dagster_instance(settings).dispose()  # creates the instance folder and dagster.yaml
     executable = shutil.which("dagster") or os.path.join(os.path.dirname(sys.executable), "dagster")

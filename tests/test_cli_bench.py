@@ -1,0 +1,118 @@
+"""`speedbook bench` argument handling, with the benchmark itself replaced: bad arguments are
+refused before any work starts, and only the temporary folder the command made is deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliResult
+
+import pipeline.bench.run as bench_run
+
+Cli = Callable[..., CliResult]
+SMALL = ("--models", "1", "--providers", "1", "--days", "1")
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Replace the benchmark by a stub that leaves a file in its work folder."""
+    seen: list[Path] = []
+
+    def fake_run_bench(spec: Any, workdir: Path, progress: Any = None) -> dict[str, Any]:
+        seen.append(workdir)
+        (workdir / "corpus").mkdir()
+        (workdir / "corpus" / "page.html").write_text("generated")
+        return {"spec": {"models": spec.models}}
+
+    monkeypatch.setattr(bench_run, "run_bench", fake_run_bench)
+    monkeypatch.setattr(bench_run, "render", lambda result: "bench table")
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("missing/results.json", "folder {tmp}/missing does not exist"),
+        ("a/b/results.json", "folder {tmp}/a/b does not exist"),
+        ("existing-folder", "is a folder"),
+    ],
+)
+def test_an_unwritable_json_target_is_refused_before_the_run(
+    cli: Cli, calls: list[Path], tmp_path: Path, target: str, message: str
+) -> None:
+    (tmp_path / "existing-folder").mkdir()
+    result = cli("bench", *SMALL, "--json", str(tmp_path / target))
+    assert result.status == 2
+    assert message.format(tmp=tmp_path) in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert calls == []  # nothing generated, nothing run
+
+
+def test_a_json_file_that_cannot_be_written_after_the_run_is_one_line(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def run_then_lose_the_folder(spec: Any, workdir: Path, progress: Any = None) -> dict[str, Any]:
+        out.rmdir()  # the folder disappears while the benchmark runs
+        return {}
+
+    monkeypatch.setattr(bench_run, "run_bench", run_then_lose_the_folder)
+    monkeypatch.setattr(bench_run, "render", lambda result: "bench table")
+    result = cli("bench", *SMALL, "--json", str(out / "results.json"))
+    assert result.status == 2
+    assert "bench table" in result.out  # the figures were printed before the write failed
+    assert f"--json {out / 'results.json'}: cannot write" in result.err
+
+
+def test_json_is_written(cli: Cli, calls: list[Path], tmp_path: Path) -> None:
+    result = cli("bench", *SMALL, "--json", str(tmp_path / "results.json"))
+    assert result.status == 0, result.err
+    assert (tmp_path / "results.json").read_text() == '{\n  "spec": {\n    "models": 1\n  }\n}\n'
+
+
+def test_a_workdir_you_name_is_kept(cli: Cli, calls: list[Path], tmp_path: Path) -> None:
+    workdir = tmp_path / "mine"
+    result = cli("bench", *SMALL, "--workdir", str(workdir))
+    assert result.status == 0, result.err
+    assert calls == [workdir]
+    assert (workdir / "corpus" / "page.html").read_text() == "generated"
+
+
+def test_the_temporary_folder_is_deleted_unless_keep(cli: Cli, calls: list[Path]) -> None:
+    assert cli("bench", *SMALL).status == 0
+    assert not calls[-1].exists()
+    assert cli("bench", *SMALL, "--keep").status == 0
+    kept = calls[-1]
+    try:
+        assert (kept / "corpus" / "page.html").exists()
+    finally:
+        import shutil
+
+        shutil.rmtree(kept)
+
+
+@pytest.mark.parametrize("content", ["file", "folder with a file"])
+def test_a_workdir_that_is_a_file_or_not_empty_is_refused(
+    cli: Cli, calls: list[Path], tmp_path: Path, content: str
+) -> None:
+    workdir = tmp_path / "work"
+    if content == "file":
+        workdir.write_text("x")
+    else:
+        workdir.mkdir()
+        (workdir / "old.txt").write_text("keep me")
+    result = cli("bench", *SMALL, "--workdir", str(workdir))
+    assert result.status == 2 and "--workdir" in result.err
+    assert calls == []
+    assert workdir.exists()
+
+
+def test_help_says_a_named_workdir_is_kept(cli: Cli) -> None:
+    text = " ".join(cli("bench", "--help").out.split())
+    assert "kept afterwards" in text
+    assert "deleted afterwards unless --keep" in text
