@@ -2,8 +2,9 @@
 
 Python loads what comes from files (registry, snapshots, entities, reviewed claims and
 platforms, label resolutions); the SQL in `sql/core/` derives the rest (endpoints, observations,
-claims, catalogue entries). Every core table is rebuilt from staging, which keeps every extracted
-snapshot, so no build ever loses a past observation and the same inputs give the same tables.
+claims, catalogue entries). Staging keeps every extracted snapshot, so no build ever loses a past
+observation and the same inputs give the same tables: the small tables are rebuilt whole each
+build, and observations are appended for new snapshots while what they derive from is unchanged.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pipeline.schema.core import CORE_TABLES
 from pipeline.schema.ddl import comments, create_table
 from pipeline.settings import SQL_DIR
 from pipeline.snapshots import SnapshotMeta
+from pipeline.staging import scope_build
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
@@ -202,6 +204,7 @@ def build_core(
     *,
     sources: dict[str, Source],
     snapshots: list[SnapshotMeta],
+    in_scope: Sequence[str],
     confirmed: dict[str, datetime],
     resolver: Resolver,
     labels: LabelReport,
@@ -213,13 +216,15 @@ def build_core(
 ) -> CoreResult:
     """Load every core table in one transaction. Nothing is committed if any step fails, so the
     warehouse keeps the previous build. `outcomes` are the fetch logs' records, each source's
-    oldest first (they feed core.fetch_outcomes and mart.source_health).
+    oldest first (they feed core.fetch_outcomes and mart.source_health). `snapshots` is the
+    whole history (core.snapshots); `in_scope` the ids the build reads (up to its --as-of bound),
+    the only ones with observations.
 
     Observations, the one large table, are appended: when what they are derived from (label
     resolutions, reviewed claims, source tiers, the core SQL) is unchanged since the last build,
-    only the observations of snapshots not loaded yet are added, and those of snapshots no longer
-    usable (damaged) are dropped. Anything else changed: every observation is derived again.
-    The other tables are small and always rebuilt whole."""
+    only the observations of snapshots not loaded yet, or read again by a newer parser, are added,
+    and those of snapshots no longer usable (damaged) are dropped. Anything else changed: every
+    observation is derived again. The other tables are small and always rebuilt whole."""
     blocking = labels.blocking
     if len(blocking):
         names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
@@ -232,18 +237,24 @@ def build_core(
     # what a label resolves to matters; how often it is used (sources, uses) does not
     resolved = labels.resolutions.drop(columns=["sources", "uses", "suggestions"])
     key = derivation_key(resolved, claims_frame, sources_frame.drop(columns=["confirmed_at"]))
+    scope_build(con, in_scope)
     previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
     append = previous is not None and previous[0] == key
     con.execute("BEGIN TRANSACTION")
     try:
+        if append:
+            # core.extractions still holds what the loaded observations were read with: a
+            # snapshot a newer parser read again is derived again, like an unloaded one
+            con.execute(
+                "DELETE FROM core.observations WHERE snapshot_id NOT IN "
+                "(SELECT snapshot_id FROM build_scope) "
+                "OR snapshot_id IN (SELECT s.snapshot_id FROM staging.extractions s "
+                "JOIN core.extractions c USING (snapshot_id) "
+                "WHERE s.parser_version <> c.parser_version)"
+            )
         for name in CORE_TABLES:
             if name != "observations":
                 con.execute(f"DELETE FROM core.{name}")
-        if append:
-            con.execute(
-                "DELETE FROM core.observations WHERE snapshot_id NOT IN "
-                "(SELECT snapshot_id FROM staging.extractions WHERE status = 'ok')"
-            )
         else:
             con.execute("DELETE FROM core.observations")
         _insert(con, "core.sources", sources_frame)
@@ -257,9 +268,9 @@ def build_core(
         _replace(con, "staging.platform_sources", platform_sources)
         con.execute(
             "CREATE OR REPLACE TABLE staging.observation_scope AS "
-            "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok'"
+            "SELECT snapshot_id FROM build_scope"
             + (
-                " AND snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
+                " WHERE snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
                 if append
                 else ""
             )

@@ -9,16 +9,16 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from pipeline.normalise.numbers import FigureError, parse_figure
-from pipeline.schema.vocabulary import PLATFORM_KINDS, PRECISIONS
+from pipeline.schema.vocabulary import CLAIM_SCOPES, PLATFORM_KINDS, PRECISIONS
 from pipeline.settings import METADATA_DIR
 
 SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
-CLAIM_SCOPES = ("peak_per_user", "aggregate")
 
 
 class ReviewedFileError(ValueError):
@@ -178,6 +178,24 @@ def load_platforms(path: Path = METADATA_DIR / "platforms.toml") -> tuple[Platfo
     platforms = [_platform(i, e, path) for i, e in enumerate(entries, start=1)]
     _unique(platforms, "platform", path)
     return tuple(platforms)
+
+
+def unregistered_sources(
+    claims: tuple[Claim, ...], platforms: tuple[Platform, ...], registered: Iterable[str]
+) -> list[str]:
+    """Source ids the reviewed files cite that the registry does not list, one message each.
+    Their quotes cannot be verified and their catalogues cannot be read, so a typo would silently
+    drop a claim or a platform's listing; the build reports these instead."""
+    known = set(registered)
+    cited = [(f"claim {c.id!r}", e.source) for c in claims for e in c.evidence]
+    for platform in platforms:
+        cited.append((f"platform {platform.id!r} doc_source", platform.doc_source))
+        cited += [(f"platform {platform.id!r} catalogue", s) for s in platform.catalogue_sources]
+    return [
+        f"{where} cites {source!r}, not in the registry"
+        for where, source in cited
+        if source and source not in known
+    ]
 
 
 def file_digest(path: Path) -> str:

@@ -69,6 +69,7 @@ def _nothing_new(settings: Settings, fingerprint: str) -> bool:
     return (
         last.get("success") is True
         and last.get("fingerprint") == fingerprint
+        and settings.database.is_file()  # a deleted warehouse is rebuilt, not reported current
         and isinstance(release, str)
         and (settings.exports / release / "datapackage.json").is_file()
         and (settings.exports / "latest").is_dir()

@@ -111,10 +111,13 @@ class _Chunk:
 
 
 def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | SnapshotDamaged:
+    sid = job.meta.snapshot_id
     try:
         data = store.read(job.meta)
     except SnapshotDamaged as error:
         return error
+    except OSError as error:  # removed or unreadable since the plan looked at it
+        return f"{sid}: cannot read the snapshot: {error.strerror or error}"
     parser = PARSERS[job.source.format]
     try:
         with deferred():
@@ -122,7 +125,10 @@ def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | Sna
     except ExtractError as error:
         return str(error)
     except RecursionError:
-        return f"{job.meta.snapshot_id}: document nested too deeply to parse"
+        return f"{sid}: document nested too deeply to parse"
+    except Exception as error:  # a parser bug: this snapshot fails, the others still load
+        name = f"{job.source.format} v{parser.version}"
+        return f"{sid}: parser {name} failed: {type(error).__name__}: {error}"
 
 
 def _run_chunk(jobs: list[_Job]) -> _Chunk:
@@ -175,6 +181,20 @@ def _run_chunk(jobs: list[_Job]) -> _Chunk:
         chunk.frames[name] = pa.Table.from_pandas(frame[columns], preserve_index=False)
     chunk.validate_seconds = time.perf_counter() - started
     return chunk
+
+
+def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> None:
+    """Name what this build derives from in the temp table `build_scope`: the snapshots of its
+    inventory (up to the --as-of bound, sources still registered) whose extraction is ok. Staging
+    also keeps snapshots past the bound or of removed sources; their names must not block."""
+    ids = pa.table({"snapshot_id": pa.array(list(snapshot_ids), pa.string())})
+    con.register("inventory_ids", ids)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE build_scope AS SELECT e.snapshot_id "
+        "FROM staging.extractions AS e SEMI JOIN inventory_ids AS i USING (snapshot_id) "
+        "WHERE e.status = 'ok'"
+    )
+    con.unregister("inventory_ids")
 
 
 def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:

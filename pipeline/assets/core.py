@@ -17,8 +17,9 @@ from pipeline.marts import apply_marts
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport, resolve_labels
 from pipeline.outcomes import OutcomeRecord, latest_outcomes, read_outcomes
+from pipeline.progress import report
 from pipeline.raw import Inventory, cached_inventory
-from pipeline.reviewed import load_claims, load_platforms
+from pipeline.reviewed import load_claims, load_platforms, unregistered_sources
 from pipeline.schema.core import CORE_TABLES, CoreTable
 from pipeline.snapshots import SnapshotStore, parse_utc
 from pipeline.warehouse import connect
@@ -48,8 +49,15 @@ def confirmations(outcomes: dict[str, OutcomeRecord], inventory: Inventory) -> d
 
 
 def _labels(speedbook: SpeedbookResource) -> LabelReport:
-    with connect(speedbook.settings.database) as con:
-        return resolve_labels(con, Resolver.load(), load_platforms())
+    settings = speedbook.settings
+    store = SnapshotStore(settings.raw_dir)
+    inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
+    with connect(settings.database) as con:
+        return resolve_labels(con, Resolver.load(), load_platforms(), _ids(inventory))
+
+
+def _ids(inventory: Inventory) -> list[str]:
+    return [meta.snapshot_id for meta in inventory.snapshots]
 
 
 @dg.asset(
@@ -217,19 +225,24 @@ def core_tables(
     everything = cached_inventory(store, sources)  # core.snapshots keeps the whole history
     confirmed = confirmations(latest_outcomes(settings.raw_dir), inventory)
     resolver = Resolver.load()
+    claims, platforms = load_claims(), load_platforms()
+    for problem in unregistered_sources(claims, platforms, sources):
+        context.log.warning(f"reviewed files: {problem}")
+        report(f"reviewed files: {problem}")
     with connect(settings.database) as con:
         with timing.stage("normalise"):
-            labels = resolve_labels(con, resolver, load_platforms())
+            labels = resolve_labels(con, resolver, platforms, _ids(inventory))
         with timing.stage("load"):
             loaded = build_core(
                 con,
                 sources=sources,
                 snapshots=everything.snapshots,
+                in_scope=_ids(inventory),
                 confirmed=confirmed,
                 resolver=resolver,
                 labels=labels,
-                claims=load_claims(),
-                platforms=load_platforms(),
+                claims=claims,
+                platforms=platforms,
                 as_of=speedbook.as_of_time,
                 data_date=inventory.data_date,
                 outcomes=[

@@ -9,6 +9,7 @@ model where an alias matches, so an unmatched one is listed for information, not
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -17,6 +18,7 @@ import pandas as pd
 from pipeline.normalise.entities import Resolver, alias_key
 from pipeline.normalise.variants import parse_variant
 from pipeline.reviewed import Platform
+from pipeline.staging import scope_build
 
 RESOLUTION_COLUMNS = [
     "kind",
@@ -67,14 +69,14 @@ class LabelReport:
 
 
 def _labels(con: duckdb.DuckDBPyConnection, table: str, column: str) -> pd.DataFrame:
-    """Distinct labels of one column, over snapshots whose extraction is current and ok."""
+    """Distinct labels of one column, over the snapshots the build reads (`build_scope`)."""
     return con.execute(
         f"""
         SELECT t.{column} AS label,
                string_agg(DISTINCT t.source_id, ', ' ORDER BY t.source_id) AS sources,
                count(*) AS uses
         FROM staging.{table} AS t
-        JOIN staging.extractions AS e ON e.snapshot_id = t.snapshot_id AND e.status = 'ok'
+        JOIN build_scope AS e ON e.snapshot_id = t.snapshot_id
         WHERE t.{column} IS NOT NULL
         GROUP BY t.{column}
         """
@@ -93,8 +95,13 @@ def _platform_resolution(
 
 
 def resolve_labels(
-    con: duckdb.DuckDBPyConnection, resolver: Resolver, platforms: tuple[Platform, ...]
+    con: duckdb.DuckDBPyConnection,
+    resolver: Resolver,
+    platforms: tuple[Platform, ...],
+    snapshot_ids: Iterable[str],
 ) -> LabelReport:
+    """Resolve the labels of the build's snapshots (`snapshot_ids`: its inventory)."""
+    scope_build(con, snapshot_ids)
     collected: dict[tuple[str, str], dict[str, object]] = {}
     for kind, table, column, blocking in _LABEL_COLUMNS:
         for row in _labels(con, table, column).itertuples(index=False):

@@ -1,0 +1,153 @@
+"""What a build reads, and when it must read it again: a parser's new version, bytes changed in
+place, a deleted warehouse, a parser bug in one snapshot, names past the --as-of bound."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+from test_build import AA_PAGE, add_page, copy_of, release_bytes
+
+from pipeline.extract import PARSERS
+from pipeline.extract.base import Parser, SnapshotInput
+from pipeline.runner import execute
+from pipeline.settings import Settings
+from pipeline.snapshots import SnapshotStore
+
+AA = "aa_provider_page"
+
+
+def _query(settings: Settings, sql: str) -> list[tuple]:
+    with duckdb.connect(str(settings.database), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _aa_speeds(settings: Settings) -> dict[str, float]:
+    rows = _query(
+        settings,
+        "SELECT observation_id, value FROM core.observations "
+        "WHERE source_id LIKE 'aa-%' AND metric = 'output_tokens_per_s' AND value IS NOT NULL",
+    )
+    return dict(rows)  # type: ignore[arg-type]
+
+
+def _swap_parser(monkeypatch: pytest.MonkeyPatch, version: str, parse) -> None:
+    monkeypatch.setitem(PARSERS, AA, dataclasses.replace(PARSERS[AA], version=version, parse=parse))
+
+
+def test_a_new_parser_version_derives_the_observations_again(built, tmp_path, monkeypatch):
+    settings = copy_of(built, tmp_path)
+    before = _aa_speeds(settings)
+    assert before
+    original: Parser = PARSERS[AA]
+
+    def doubled(snapshot: SnapshotInput) -> dict[str, list[dict]]:
+        frames = original.parse(snapshot)
+        for row in frames["aa_endpoints"]:
+            if row.get("output_tokens_per_s") is not None:
+                row["output_tokens_per_s"] *= 2
+        return frames
+
+    _swap_parser(monkeypatch, original.version + ".1", doubled)
+    # the code files did not change, so only --force gets past the fingerprint
+    outcome = execute(settings, force=True)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    after = _aa_speeds(settings)
+    assert after.keys() == before.keys()  # observation ids do not depend on the value
+    assert after == pytest.approx({key: value * 2 for key, value in before.items()})
+    versions = _query(
+        settings, f"SELECT DISTINCT parser_version FROM core.extractions WHERE format = '{AA}'"
+    )
+    assert versions == [(original.version + ".1",)]
+
+
+def test_bytes_changed_in_place_are_noticed_and_the_snapshot_is_left_out(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    store = SnapshotStore(settings.raw_dir)
+    newest = store.list("aa-llama-3-3-instruct-70b")[-1]
+    path = store.path_of(newest)
+    path.write_bytes(path.read_bytes().replace(b"Groq", b"Grok", 1))
+    outcome = execute(settings)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    assert not outcome.skipped
+    status = _query(
+        settings,
+        f"SELECT status FROM core.extractions WHERE snapshot_id = '{newest.snapshot_id}'",
+    )
+    assert status == [("damaged",)]
+    loaded = _query(
+        settings,
+        f"SELECT count(*) FROM core.observations WHERE snapshot_id = '{newest.snapshot_id}'",
+    )
+    assert loaded == [(0,)]
+
+
+def test_a_deleted_warehouse_is_built_again_not_reported_current(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    before = release_bytes(settings)
+    os.remove(settings.database)
+    outcome = execute(settings)
+    assert outcome.success and not outcome.skipped
+    assert settings.database.is_file()
+    assert _query(settings, "SELECT count(*) > 0 FROM core.observations") == [(True,)]
+    assert release_bytes(settings) == before  # same snapshots: same release, no new version
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+
+
+def test_a_parser_bug_fails_one_snapshot_names_it_and_keeps_the_release(
+    built, tmp_path, monkeypatch
+):
+    settings = copy_of(built, tmp_path)
+    before = release_bytes(settings)
+    original: Parser = PARSERS[AA]
+    victim = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1].snapshot_id
+
+    def buggy(snapshot: SnapshotInput) -> dict[str, list[dict]]:
+        if snapshot.meta.snapshot_id == victim:
+            raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+        return original.parse(snapshot)
+
+    _swap_parser(monkeypatch, original.version + ".1", buggy)
+    outcome = execute(settings, force=True)
+    assert not outcome.success
+    (failure,) = [f for f in outcome.failures if "staged_aa_provider_page" in f]
+    assert victim in failure and "TypeError" in failure
+    rows = dict(
+        _query(
+            settings, f"SELECT snapshot_id, status FROM staging.extractions WHERE format = '{AA}'"
+        )
+    )
+    assert rows.pop(victim) == "failed"
+    assert rows and set(rows.values()) == {"ok"}  # every other page was read and kept
+    (error,) = _query(
+        settings, f"SELECT error FROM staging.extractions WHERE snapshot_id = '{victim}'"
+    )[0]
+    assert f"parser {AA} v{original.version}.1 failed: TypeError" in error
+    assert release_bytes(settings) == before
+
+
+def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Mystery Cloud", speed="410"),
+        datetime(2026, 11, 29, 20, tzinfo=UTC),
+    )
+    # a build of every snapshot stages the page, then stops on the unknown name
+    outcome = execute(settings)
+    assert not outcome.success
+    assert "staged_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
+    # the page is past this bound: its name must not block, nor its rows be derived
+    bound = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    outcome = execute(settings, bound)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    late = _query(
+        settings,
+        "SELECT count(*) FROM core.observations AS o JOIN core.snapshots AS s USING (snapshot_id) "
+        f"WHERE s.retrieved_at > '{bound.isoformat()}'",
+    )
+    assert late == [(0,)]
