@@ -12,10 +12,8 @@ import duckdb
 
 from pipeline.core import ensure_core
 from pipeline.marts import apply_marts
-from pipeline.settings import SQL_DIR
 from pipeline.staging import ensure_staging
 
-DICTIONARY_PATH = SQL_DIR / "DATA_DICTIONARY.md"
 # Analysts read mart first; core holds the history the views are built on.
 SCHEMAS = (
     ("mart", "view", "views for analysts, as of the build (its `--as-of` time and data date)"),

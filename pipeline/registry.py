@@ -10,9 +10,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from pipeline.formats import FORMATS
+from pipeline.schema.vocabulary import SOURCE_KINDS, TIERS
 
-KINDS = ("benchmark", "compilation", "claim", "platform_doc")
-TIERS = ("T1", "T2", "T3")
 CADENCES: dict[str, timedelta] = {
     "daily": timedelta(days=1),
     "weekly": timedelta(days=7),
@@ -76,7 +75,7 @@ def _check_entry(index: int, entry: object) -> Source:
     if not SLUG.match(entry["id"]):
         raise RegistryError(f"{label}: id must be a lower-case slug (a-z, 0-9, single hyphens)")
     checks = (
-        ("kind", KINDS),
+        ("kind", SOURCE_KINDS),
         ("tier", TIERS),
         ("format", tuple(FORMATS)),
         ("cadence", tuple(CADENCES)),

@@ -14,6 +14,7 @@ METADATA_DIR = Path(
     os.environ.get(ENV_METADATA) or Path(__file__).resolve().parent / "metadata"
 ).resolve()
 SQL_DIR = PROJECT_ROOT / "sql"
+DICTIONARY_PATH = SQL_DIR / "DATA_DICTIONARY.md"  # generated: `speedbook dictionary`
 SCHEMAS_DIR = PROJECT_ROOT / "schemas"
 
 ENV_REGISTRY = "SPEEDBOOK_REGISTRY"

@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.registry import SLUG, is_web_url
+from pipeline.schema.vocabulary import OBTAINED_BY
 
-OBTAINED_BY = ("bundled", "fetched", "manual")
 META_SUFFIX = ".meta.json"
 SHA256 = re.compile(r"[0-9a-f]{64}")
 

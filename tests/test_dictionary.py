@@ -2,7 +2,8 @@
 
 import duckdb
 
-from pipeline.dictionary import DICTIONARY_PATH, current_dictionary, render_dictionary
+from pipeline.dictionary import current_dictionary, render_dictionary
+from pipeline.settings import DICTIONARY_PATH
 
 
 def test_the_committed_dictionary_is_up_to_date():

@@ -12,7 +12,6 @@ from pipeline.normalise.entities import (
     Resolution,
     Resolver,
     alias_key,
-    resolve_many,
 )
 from pipeline.settings import METADATA_DIR, PROJECT_ROOT
 
@@ -250,14 +249,6 @@ def test_resolution_is_memoised(resolver):
     many = resolver.resolve_many("model", ["Kimi K2.6"] * 1000 + ["Llama 3 8B"])
     assert many[0] is first and many[999] is first
     assert many[-1].entity_id == "llama-3-8b-instruct"
-
-
-def test_module_resolve_many(resolver):
-    ids = [r.entity_id for r in resolve_many("provider", ["Groq", "Azure (FP8)", "Nope"])]
-    assert ids == ["groq", "azure", None]
-    assert resolve_many("model", ["Llama 3 8B"], resolver)[0].entity_id == "llama-3-8b-instruct"
-    with pytest.raises(ValueError, match="unknown kind"):
-        resolve_many("hardware", ["x"], resolver)
 
 
 def test_alias_key():

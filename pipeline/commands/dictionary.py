@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from pipeline.errors import CommandError
-from pipeline.settings import SQL_DIR, Settings
+from pipeline.settings import DICTIONARY_PATH, Settings
 
 NAME = "dictionary"
 HELP = "write the data dictionary (sql/DATA_DICTIONARY.md) from the warehouse's comments"
@@ -28,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         type=Path,
-        default=SQL_DIR / "DATA_DICTIONARY.md",
+        default=DICTIONARY_PATH,
         help="where the dictionary lives (default: sql/DATA_DICTIONARY.md)",
     )
 

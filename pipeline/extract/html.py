@@ -61,13 +61,6 @@ def parse_html(text: str) -> Element:
     return document
 
 
-def raw_text(element: Element) -> str:
-    """An element's text as written, markup not yet cleaned (callers clean what they keep)."""
-    if len(element) == 0:
-        return element.text or ""
-    return "".join(element.itertext())
-
-
 def element_text(element: Element) -> str:
     """Visible text of an element, whitespace-collapsed, markup and control characters removed."""
     if len(element) == 0:  # no child elements: its own text is all there is (most table cells)
@@ -79,10 +72,10 @@ def header_key(text: str) -> str:
     return _SPACES.sub(" ", text).strip().casefold()
 
 
-@dataclass
-class Table:
-    headers: tuple[str, ...]  # as written (cleaned)
-    rows: tuple[tuple[Element, ...], ...]  # cells of each body row
+class _Headed:
+    """Header lookup shared by both table shapes."""
+
+    headers: tuple[str, ...]
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -94,6 +87,12 @@ class Table:
             if any(pattern in key for pattern in patterns):
                 return index
         return None
+
+
+@dataclass
+class Table(_Headed):
+    headers: tuple[str, ...]  # as written (cleaned)
+    rows: tuple[tuple[Element, ...], ...]  # cells of each body row
 
 
 _HEADER_CELLS = lxml.etree.XPath("./thead/tr[1]/th | ./thead/tr[1]/td")
@@ -147,22 +146,12 @@ _local = threading.local()  # an XSLT object belongs to the thread that compiled
 
 
 @dataclass
-class TextTable:
+class TextTable(_Headed):
     """A table as text: cleaned headers, and each body row's cells whitespace-normalised but
     otherwise as written (clean what you keep)."""
 
     headers: tuple[str, ...]
     rows: list[list[str]]
-
-    @cached_property
-    def keys(self) -> tuple[str, ...]:
-        return tuple(header_key(header) for header in self.headers)
-
-    def column(self, *patterns: str) -> int | None:
-        for index, key in enumerate(self.keys):
-            if any(pattern in key for pattern in patterns):
-                return index
-        return None
 
 
 def text_tables(document: Element) -> list[TextTable]:
@@ -183,14 +172,6 @@ def text_tables(document: Element) -> list[TextTable]:
 
 def find_text_table(document: Element, *required: tuple[str, ...]) -> TextTable | None:
     for table in text_tables(document):
-        if all(table.column(*group) is not None for group in required):
-            return table
-    return None
-
-
-def find_table(document: Element, *required: tuple[str, ...]) -> Table | None:
-    """The first table having, for every group in `required`, a header containing one of it."""
-    for table in tables(document):
         if all(table.column(*group) is not None for group in required):
             return table
     return None

@@ -19,7 +19,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -331,16 +330,3 @@ def _unresolved(text: str, variant: Variant, suggestions: tuple[str, ...]) -> Re
         rule=None,
         suggestions=suggestions,
     )
-
-
-@cache
-def default_resolver() -> Resolver:
-    """The resolver over the bundled tables, loaded once per process."""
-    return Resolver.load()
-
-
-def resolve_many(
-    kind: str, texts: Iterable[str], resolver: Resolver | None = None
-) -> list[Resolution]:
-    """Resolve many labels of one kind (`provider` or `model`); each distinct text once."""
-    return (resolver or default_resolver()).resolve_many(kind, texts)

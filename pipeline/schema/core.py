@@ -9,7 +9,9 @@ from pandera.typing import Series
 
 from pipeline.schema.staged import UtcTimestamp
 from pipeline.schema.vocabulary import (
+    CLAIM_SCOPES,
     METRICS,
+    OBTAINED_BY,
     PLATFORM_KINDS,
     PRECISIONS,
     PROVIDER_TYPES,
@@ -17,6 +19,7 @@ from pipeline.schema.vocabulary import (
     REASONING_EFFORTS,
     SCOPES,
     SERVICE_TIERS,
+    SOURCE_KINDS,
     TIERS,
 )
 
@@ -31,7 +34,7 @@ class Sources(CoreTable):
     """Every registered source with its tier and cadence, as of the build."""
 
     source_id: Series[str] = pa.Field(unique=True, description="registry id")
-    kind: Series[str] = pa.Field(isin=["benchmark", "compilation", "claim", "platform_doc"])
+    kind: Series[str] = pa.Field(isin=list(SOURCE_KINDS))
     publisher: Series[str]
     title: Series[str] = pa.Field(nullable=True)
     url: Series[str] = pa.Field(str_startswith="http", description="http(s) address")
@@ -58,7 +61,7 @@ class Snapshots(CoreTable):
     sha256: Series[str] = pa.Field(str_length={"min_value": 64, "max_value": 64})
     size_bytes: Series[int] = pa.Field(gt=0, metadata={"unit": "bytes"})
     content_type: Series[str]
-    obtained_by: Series[str] = pa.Field(isin=["bundled", "fetched", "manual"])
+    obtained_by: Series[str] = pa.Field(isin=list(OBTAINED_BY))
     note: Series[str] = pa.Field(nullable=True, description="provenance note")
 
 
@@ -166,7 +169,7 @@ class Claims(CoreTable):
     value: Series[float] = pa.Field(gt=0)
     qualifier: Series[str] = pa.Field(isin=list(QUALIFIERS), nullable=True)
     unit: Series[str]
-    scope: Series[str] = pa.Field(isin=["peak_per_user", "aggregate"])
+    scope: Series[str] = pa.Field(isin=list(CLAIM_SCOPES))
     precision: Series[str] = pa.Field(isin=list(PRECISIONS))
     technique: Series[str] = pa.Field(nullable=True, description="e.g. speculative decoding")
     verified_by: Series[str] = pa.Field(nullable=True, description="who measured it, if stated")

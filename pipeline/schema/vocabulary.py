@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+SOURCE_KINDS = ("benchmark", "compilation", "claim", "platform_doc")
 TIERS = ("T1", "T2", "T3")
-TIER_RANK = {"T1": 1, "T2": 2, "T3": 3}
+CLAIM_SCOPES = ("peak_per_user", "aggregate")
+OBTAINED_BY = ("bundled", "fetched", "manual")
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4", "unknown")
 SERVICE_TIERS = ("standard", "turbo", "fast", "latency-optimized", "reference")
 REASONING_EFFORTS = ("low", "medium", "high")
