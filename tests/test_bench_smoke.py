@@ -3,25 +3,52 @@ figure the README quotes. No timing is asserted here (tests stay fast and the ma
 
 import json
 
+import duckdb
+
 REQUIRED = {
-    "pages", "observations", "full_build_s", "incremental_build_s", "noop_build_s",
-    "extract_pages_per_s", "floor_parse_pages_per_s", "peak_rss_mib", "latest_query_s",
+    "pages",
+    "observations",
+    "full_build_s",
+    "incremental_build_s",
+    "noop_build_s",
+    "extract_pages_per_s",
+    "floor_parse_pages_per_s",
+    "peak_rss_mib",
+    "latest_query_s",
 }
 
 
 def test_bench_runs_at_a_small_size(cli, tmp_path):
-    output = tmp_path / "bench.json"
-    result = cli("bench", "--models", "5", "--providers", "3", "--days", "3", "--json", str(output))
+    output, workdir = tmp_path / "bench.json", tmp_path / "work"
+    result = cli(
+        "bench", "--models", "5", "--providers", "3", "--days", "3",
+        "--json", str(output), "--workdir", str(workdir), "--keep",
+    )  # fmt: skip
     assert result.status == 0, result.err
     figures = json.loads(output.read_text())
-    assert REQUIRED <= set(figures)
+    assert set(figures) >= REQUIRED
     assert figures["pages"] == 15 and figures["incremental_pages"] == 5
     assert figures["statuses"] == [0, 0, 0]
     assert figures["noop_skipped"] is True
-    # every page's endpoints became observations: 5 models x 4 days x 3 endpoints, plus the
-    # compilation's figures
-    assert figures["observations"] >= 5 * 3 * 3
     assert "full build" in result.out and "lxml.html alone" in result.out
+    with duckdb.connect(str(workdir / "corpus" / "speedbook.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM core.observations").fetchone() == (
+            figures["observations_after_day"],
+        )
+        # every page lists every provider's speed: 5 models x 4 days (3 + the added one) x 3
+        speeds = con.execute(
+            "SELECT count(DISTINCT snapshot_id), count(*) FROM core.observations "
+            "WHERE source_id LIKE 'bench-aa-%' AND metric = 'output_tokens_per_s'"
+        ).fetchone()
+        assert speeds == (5 * 4, 5 * 4 * 3)
+        # the added day's rows are exactly what the one-more-day build appended
+        (day_rows,) = con.execute(
+            "SELECT count(*) FROM core.observations WHERE source_id LIKE 'bench-aa-%' AND "
+            "CAST(observed_at AS DATE) = (SELECT max(CAST(observed_at AS DATE)) "
+            "FROM core.observations WHERE source_id LIKE 'bench-aa-%')"
+        ).fetchone()
+    assert day_rows >= 5 * 3  # speeds, plus the latencies and prices the pages list
+    assert figures["observations_after_day"] - figures["observations"] == day_rows
 
 
 def test_bench_refuses_a_bad_size(cli):

@@ -180,6 +180,7 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     added = add_day(corpus, spec, spec.days)
     incremental = run_build(corpus, exports)
     progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
+    observed_after_day = observations(database)
     noop = run_build(corpus, exports)
     progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
     floor_pages, floor_rate = parse_floor(corpus)
@@ -196,7 +197,8 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
         },
         "cpu_count": os.cpu_count(),
         "pages": corpus.pages,
-        "observations": observed,
+        "observations": observed,  # after the full build
+        "observations_after_day": observed_after_day,
         "generate_s": round(generate_s, 2),
         "full_build_s": full.wall_s,
         "incremental_build_s": incremental.wall_s,
