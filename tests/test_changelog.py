@@ -143,6 +143,91 @@ def test_a_source_tier_change_is_reported(release, later):
     assert "1 source tier changed" in summary_line(changes)
 
 
+CATALOGUE_SOURCE = "cloudflare-workers-ai"
+
+
+def recapture(documents: dict, source_id: str, stamp: str = "20261130T000000Z") -> str:
+    """The documents as a re-capture of `source_id` would leave them: the same figures, cited
+    from another snapshot. Returns the new snapshot id."""
+    new_id = ""
+
+    def walk(value: object) -> None:
+        nonlocal new_id
+        if isinstance(value, dict):
+            for key in ("id", "snapshot"):
+                text = value.get(key)
+                if isinstance(text, str) and text.startswith(f"{source_id}/"):
+                    new_id = f"{source_id}/{stamp}-{text.rsplit('-', 1)[1]}"
+                    value[key] = new_id
+            for child in value.values():
+                walk(child)
+        elif isinstance(value, list):
+            for child in value:
+                walk(child)
+
+    walk(documents)
+    assert new_id, f"{source_id} is not cited"
+    return new_id
+
+
+def test_a_recaptured_snapshot_with_the_same_content_is_not_no_change(release, later):
+    """A re-captured catalogue changes only the snapshot the release cites: a new release must
+    not say "no content changed"."""
+    [old_id] = [
+        s["id"]
+        for s in later["inference_catalog.json"]["snapshots"]
+        if s["source"] == CATALOGUE_SOURCE
+    ]
+    new_id = recapture(later, CATALOGUE_SOURCE)
+    changes = compare(release, later)
+    assert changes["figures"]["changed"] == [] and changes["catalogue"]["changed"] == []
+    [changed] = changes["snapshots"]["changed"]
+    assert changed["source"] == CATALOGUE_SOURCE
+    assert [s["id"] for s in changed["old"]] == [old_id]
+    assert [s["id"] for s in changed["new"]] == [new_id]
+    assert changes["snapshots"]["added"] == changes["snapshots"]["removed"] == []
+    assert summary_line(changes) == "no figure changed; 1 cited snapshot changed"
+    text = render_markdown(changes)
+    assert "## Cited snapshots changed" in text
+    assert f"| {CATALOGUE_SOURCE} | {old_id} | {new_id} |" in text
+    assert "no content changed" not in text
+
+
+def test_provenance_is_counted_beside_other_changes(release, later):
+    figure = groq_llama(later)
+    figure["observed_at"] = "2026-11-30T00:00:00Z"
+    recapture(later, figure["source"]["id"])
+    changes = compare(release, later)
+    assert summary_line(changes) == (
+        "no figure changed (1 figure re-observed); 1 cited snapshot changed"
+    )
+    figure["value"] = 330.0
+    assert summary_line(compare(release, later)) == "figures: 1 changed; 1 cited snapshot changed"
+
+
+def test_snapshots_of_sources_cited_by_one_release_only_are_added_or_removed(release, later):
+    catalog = later["inference_catalog.json"]
+    cited = [s for s in catalog["snapshots"] if s["source"] == CATALOGUE_SOURCE]
+    other = copy.deepcopy(cited[0]) | {"source": "cloudflare-extra", "id": "cloudflare-extra/x"}
+    catalog["snapshots"].append(other)
+    changes = compare(release, later)
+    assert changes["snapshots"]["added"] == [other] and changes["snapshots"]["changed"] == []
+    assert summary_line(changes) == "no figure changed; 1 cited snapshot added"
+    assert "## Cited snapshots added" in render_markdown(changes)
+    back = compare(later, release)
+    assert back["snapshots"]["removed"] == [other]
+    assert summary_line(back) == "no figure changed; 1 cited snapshot removed"
+
+
+def test_the_summary_of_a_changes_json_without_provenance_still_reads(release, later):
+    """changes.json written before cited snapshots were compared has no "snapshots" key."""
+    groq_llama(later)["value"] = 330.0
+    changes = compare(release, later)
+    del changes["snapshots"]
+    assert summary_line(changes) == "figures: 1 changed"
+    assert "| 321.0 tokens/s | 330.0 tokens/s | +2.8% |" in render_markdown(changes)
+
+
 def test_text_from_the_data_cannot_break_the_markdown_tables(release, later):
     groq = provider(later, "groq")
     groq["name"] = "Groq | Inc\nnew line"

@@ -509,6 +509,42 @@ def test_record_outcome_refuses_bad_input(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_the_client_writes_its_outcomes_through_record_outcome(world, monkeypatch):
+    """One writer of outcome lines: the client's records are record_outcome's."""
+    from pipeline.fetch import client
+
+    written = []
+    original = client.record_outcome
+
+    def spy(*args, **kwargs):
+        written.append(original(*args, **kwargs))
+        return written[-1]
+
+    monkeypatch.setattr(client, "record_outcome", spy)
+    world.source("catalogue", ok(CATALOGUE))
+    world.source("missing", status(404))
+    report = world.fetch()
+    assert sorted(r.source_id for r in written) == ["catalogue", "missing"]
+    assert {r.source_id: r for r in written} == {r.source_id: r for r in report.records}
+    assert read_outcomes(world.settings.raw_dir, "catalogue") == [report.get("catalogue")]
+
+
+def test_an_outcome_that_cannot_be_logged_is_still_reported(world):
+    """The log is a folder where the file should be: the append fails with an OSError, the
+    snapshot is still stored and the report says the log missed the outcome."""
+    world.source("catalogue", ok(CATALOGUE))
+    world.source("healthy", ok(CATALOGUE))
+    world.settings  # noqa: B018 - writes the registry
+    (world.tmp / "warehouse" / "raw" / "catalogue" / LOG_NAME).mkdir(parents=True)
+    report = world.fetch()
+    record = report.get("catalogue")
+    assert record.outcome == "new"
+    assert record.detail.startswith("stored ") and "(not logged: " in record.detail
+    assert world.store.read(world.store.latest("catalogue")) == CATALOGUE
+    assert report.get("healthy").outcome == "new"
+    assert read_outcomes(world.settings.raw_dir, "healthy") == [report.get("healthy")]
+
+
 def test_outcome_log_does_not_disturb_the_snapshot_store(tmp_path):
     store = SnapshotStore(tmp_path)
     store.add(

@@ -1,11 +1,12 @@
 """Releases end to end on the bundled corpus: time travel, one release per content, a changelog
 in every release, `speedbook diff` and `speedbook releases`, and the warehouse's history.
 
-One module-scoped warehouse goes through four real builds (Dagster, in-process):
+One module-scoped warehouse goes through five builds (Dagster, in-process):
   1. --as-of 2026-06-30  -> 2026.06.28, the first release (the June 2026 picture)
   2. every snapshot       -> 2026.11.29
-  3. the same again       -> nothing new
-  4. a new Artificial Analysis page for Llama 3.3 70B with another Groq figure -> 2026.11.29.1
+  3. the same again       -> nothing new: the build fingerprint matches, no run starts
+  4. the same, --force    -> the graph runs, and the publish step finds nothing new
+  5. a new Artificial Analysis page for Llama 3.3 70B with another Groq figure -> 2026.11.29.1
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import pytest
 
 from pipeline import progress
 from pipeline.cli import main
+from pipeline.release import publish
+from pipeline.release.changelog import figures
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
-from pipeline.release.history import record_releases
+from pipeline.release.history import figure_rows, record_releases
 from pipeline.release.publish import (
     PublishError,
     latest_version,
@@ -41,6 +44,11 @@ BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
 AA_LLAMA = "aa-llama-3-3-instruct-70b"
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
 JUNE, NOVEMBER, NOVEMBER_1 = "2026.06.28", "2026.11.29", "2026.11.29.1"
+STEPS = ("june", "all", "again", "forced", "groq")
+# what the runner says when the build fingerprint matches (pipeline/runner.py), and what the
+# publish step says when the exports equal the newest release of their data date
+FINGERPRINT_SKIP = f"nothing new since the last build: release {NOVEMBER} stands"
+PUBLISH_SKIP = f"nothing new: identical to release {NOVEMBER}"
 
 
 @dataclass
@@ -48,6 +56,9 @@ class Scenario:
     settings: Settings
     lines: list[list[str]]  # progress lines of each build
     versions: list[list[str]]  # releases after each build
+
+    def step(self, name: str) -> int:
+        return STEPS.index(name)
 
 
 def _build(settings: Settings, *options: str) -> list[str]:
@@ -87,10 +98,10 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     shutil.copytree(BUNDLED_RAW, root / "warehouse" / "raw")
     settings = Settings.resolve(METADATA_DIR / "sources.toml", root / "warehouse", root / "exports")
     result = Scenario(settings, [], [])
-    for step in ("june", "all", "again", "groq"):
+    for step in STEPS:
         if step == "groq":
             _add_groq_page(settings, "333")
-        options = ["--as-of", "2026-06-30"] if step == "june" else []
+        options = {"june": ["--as-of", "2026-06-30"], "forced": ["--force"]}.get(step, [])
         result.lines.append(_build(settings, *options))
         result.versions.append(list_versions(settings.exports))
     return result
@@ -135,25 +146,38 @@ def test_as_of_june_gives_the_june_picture_and_the_default_build_the_later_one(s
 
 
 def test_versions_follow_the_data_date_and_latest_the_newest(scenario):
-    assert scenario.versions[0] == [JUNE]
-    assert scenario.versions[1] == [JUNE, NOVEMBER]
-    assert scenario.versions[3] == [JUNE, NOVEMBER, NOVEMBER_1]
+    assert scenario.versions[scenario.step("june")] == [JUNE]
+    assert scenario.versions[scenario.step("all")] == [JUNE, NOVEMBER]
+    assert scenario.versions[scenario.step("groq")] == [JUNE, NOVEMBER, NOVEMBER_1]
     exports = scenario.settings.exports
     assert os.readlink(exports / "latest") == NOVEMBER_1
     assert latest_version(exports) == NOVEMBER_1
-    for version in scenario.versions[3]:
+    for version in scenario.versions[scenario.step("groq")]:
         assert _inference(scenario, version)["version"] == version
         assert json.loads((exports / version / "datapackage.json").read_text())["version"] == (
             version
         )
 
 
-def test_a_second_build_with_nothing_new_publishes_nothing_and_says_so(scenario):
-    assert scenario.versions[2] == scenario.versions[1]
-    # said by the publish step, or by the build when it skips a run over unchanged inputs
-    said = [x for x in scenario.lines[2] if "nothing new" in x and NOVEMBER in x]
-    assert said, scenario.lines[2]
-    assert any(f"published release {NOVEMBER}" in x for x in scenario.lines[1])
+def test_a_second_build_over_unchanged_inputs_skips_the_run(scenario):
+    """The build fingerprint matches the last successful build: the runner says so and returns
+    before Dagster runs, so the publish step never speaks."""
+    lines = scenario.lines[scenario.step("again")]
+    assert scenario.versions[scenario.step("again")] == [JUNE, NOVEMBER]
+    assert any(FINGERPRINT_SKIP in line for line in lines), lines
+    assert not any(PUBLISH_SKIP in line for line in lines), lines
+    assert not any(line.split("] ", 1)[-1].startswith("raw: ") for line in lines), lines
+    assert any(f"published release {NOVEMBER}" in x for x in scenario.lines[scenario.step("all")])
+
+
+def test_a_forced_build_of_the_same_content_publishes_nothing_and_says_so(scenario):
+    """--force runs the whole graph; the publish step finds exports identical to 2026.11.29."""
+    lines = scenario.lines[scenario.step("forced")]
+    assert scenario.versions[scenario.step("forced")] == [JUNE, NOVEMBER]
+    assert any(PUBLISH_SKIP in line for line in lines), lines
+    assert not any(FINGERPRINT_SKIP in line for line in lines), lines
+    assert any(line.split("] ", 1)[-1].startswith("raw: ") for line in lines), lines
+    assert not any("published release" in line for line in lines), lines
 
 
 def test_every_release_is_complete_and_valid(scenario):
@@ -245,7 +269,7 @@ def test_releases_lists_versions_with_data_date_and_what_changed(scenario, cli):
     assert "2026-06-28" in june and "first release: 14 providers" in june
     latest = next(line for line in lines if line.startswith(NOVEMBER_1))
     assert latest.startswith(f"{NOVEMBER_1} *")
-    assert "figures: 1 changed; 1 headline changed" in latest
+    assert "figures: 1 changed; 1 headline changed; 1 cited snapshot changed" in latest
     rows = json.loads(cli("releases", "--json", "--exports", str(scenario.settings.exports)).out)
     assert [r["version"] for r in rows] == [JUNE, NOVEMBER, NOVEMBER_1]
     assert [r["latest"] for r in rows] == [False, False, True]
@@ -384,6 +408,112 @@ def test_a_failing_populate_callback_publishes_nothing(scenario, tmp_path, failu
     assert os.readlink(exports / "latest") == NOVEMBER_1
 
 
+@dataclass
+class HashCount:
+    """Which folders were checked against their datapackage.json, and how many files hashed."""
+
+    folders: list[str]
+    hashes: int = 0
+
+
+@pytest.fixture
+def hashing(monkeypatch: pytest.MonkeyPatch) -> HashCount:
+    count = HashCount([])
+    check, digest = publish.release_problems, publish.resource_hash
+
+    def counted_check(folder: Path) -> list[str]:
+        count.folders.append(folder.name)
+        return check(folder)
+
+    def counted_digest(data: bytes) -> str:
+        count.hashes += 1
+        return digest(data)
+
+    monkeypatch.setattr(publish, "release_problems", counted_check)
+    monkeypatch.setattr(publish, "resource_hash", counted_digest)
+    return count
+
+
+def _publish_day(exports: Path, documents: dict, day: int) -> publish.PublishResult:
+    """Publish `documents` as the release of 2026-12-<day> (read beforehand: reading a release
+    hashes it, and the tests count hashing)."""
+    stamp = {"data_date": f"2026-12-{day:02d}T00:00:00Z"}
+
+    def render(version: str) -> dict:
+        return {name: doc | {"version": version} | stamp for name, doc in documents.items()}
+
+    result = publish_release(exports, datetime(2026, 12, day, tzinfo=UTC), render)
+    assert result.published
+    return result
+
+
+def test_publishing_hashes_only_the_previous_release_and_the_new_one(scenario, tmp_path, hashing):
+    """With five earlier releases, a publish checks the release its changelog compares with
+    (once) and its own staging folder; older releases are never re-hashed."""
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    documents = read_release(exports / NOVEMBER_1)
+    _publish_day(exports, documents, 1)
+    _publish_day(exports, documents, 2)
+    hashing.folders.clear()
+    hashing.hashes = 0
+    result = _publish_day(exports, documents, 3)
+    assert (result.version, result.previous) == ("2026.12.03", "2026.12.02")
+    assert hashing.folders[0] == "2026.12.02"
+    assert hashing.folders[1].startswith(".tmp-2026.12.03-")  # the final check before the rename
+    assert len(hashing.folders) == 2, hashing.folders
+    assert hashing.hashes == 2 * len(EXPORT_FILES)
+    assert os.readlink(exports / "latest") == "2026.12.03"
+
+
+def test_a_damaged_previous_release_is_skipped_for_the_next_one(scenario, tmp_path, hashing):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    documents = read_release(exports / NOVEMBER)
+    (exports / NOVEMBER_1 / "model_platforms.json").write_text("{}", encoding="utf-8")
+    hashing.folders.clear()
+    result = _publish_day(exports, documents, 1)
+    assert result.previous == NOVEMBER
+    assert hashing.folders[:2] == [NOVEMBER_1, NOVEMBER]
+    assert len(hashing.folders) == 3 and hashing.folders[2].startswith(".tmp-2026.12.01-")
+    assert json.loads((result.path / "changes.json").read_text())["from"]["version"] == NOVEMBER
+
+
+def test_history_hashes_each_new_release_once_and_known_ones_never(scenario, tmp_path, hashing):
+    database = tmp_path / "copy.duckdb"
+    shutil.copyfile(scenario.settings.database, database)
+    with duckdb.connect(str(database)) as con:
+        con.execute("DELETE FROM history.release_figures WHERE version <> ?", [JUNE])
+        con.execute("DELETE FROM history.releases WHERE version <> ?", [JUNE])
+        hashing.folders.clear()
+        hashing.hashes = 0
+        assert record_releases(con, scenario.settings.exports) == [NOVEMBER, NOVEMBER_1]
+        assert hashing.folders == [NOVEMBER, NOVEMBER_1]
+        assert hashing.hashes == 2 * len(EXPORT_FILES)
+        hashing.folders.clear()
+        assert record_releases(con, scenario.settings.exports) == []
+        assert hashing.folders == []
+
+
+def test_history_rows_are_the_changelog_figures(scenario):
+    """One reader of live figures: history.release_figures holds what changelogs compare."""
+    documents = read_release(scenario.settings.exports / NOVEMBER_1)
+    rows = figure_rows(NOVEMBER_1, documents)
+    found = figures(documents)
+    assert [(r["endpoint_id"], r["metric"], r["scope"]) for r in rows] == list(found)
+    groq = next(
+        r
+        for r in rows
+        if r["endpoint_id"] == GROQ_LLAMA and r["metric"] == "output_tokens_per_s"
+        if r["source_id"] == AA_LLAMA
+    )
+    assert groq["value"] == 333.0 and groq["is_headline"]
+    assert groq["retrieved_at"] == datetime(2026, 11, 29, 12, tzinfo=UTC)
+    assert groq["snapshot_id"].startswith(f"{AA_LLAMA}/20261129T120000Z-")
+    headlines = [p for p in documents["inference.json"]["providers"] if p.get("headline")]
+    assert sum(r["is_headline"] for r in rows) == len(headlines)
+
+
 def test_one_publisher_at_a_time(scenario, tmp_path):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -410,7 +540,8 @@ def test_history_keeps_every_release_across_rebuilds(scenario):
         package = json.loads((scenario.settings.exports / JUNE / "datapackage.json").read_text())
         hashes = {r["path"]: r["hash"] for r in package["resources"]}
         assert june[6] == hashes["inference.json"]
-        assert newest[7] == "figures: 1 changed; 1 headline changed"
+        # the new Groq page replaced the snapshot the release cites for that source
+        assert newest[7] == "figures: 1 changed; 1 headline changed; 1 cited snapshot changed"
         counts = dict(
             con.execute(
                 "SELECT version, count(*) FROM history.release_figures GROUP BY ALL"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -11,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import CommandError
-from pipeline.release.contracts import EXPORT_FILES, problems
+from pipeline.release import publish
+from pipeline.release.contracts import problems
 from pipeline.settings import Settings
 
 NAME = "preview"
@@ -19,8 +19,9 @@ HELP = "render a release's preview page (index.html) from its exports"
 DESCRIPTION = (
     "Render the self-contained preview page of a release (headline throughput bars, live versus "
     "record claims, platforms, edge catalogue) from the release's inference.json, "
-    "model_platforms.json and inference_catalog.json. The exports are checked against their "
-    "schemas first. Writes to stdout unless --output is given."
+    "model_platforms.json and inference_catalog.json. The release is checked first: every "
+    "export present and matching the sha256 in its datapackage.json, and valid against its "
+    "schema. Writes to stdout unless --output is given."
 )
 
 
@@ -41,22 +42,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def read_release(directory: Path) -> dict[str, dict[str, Any]]:
-    """The three exports of a release folder, each checked against its schema."""
+    """The three exports of a release folder: complete (publish.read_release checks the files
+    against datapackage.json, as `diff` and `releases` do) and valid against today's schemas."""
     if not directory.is_dir():
         raise CommandError(f"{directory}: no such release folder (run `speedbook build` first)")
-    documents: dict[str, dict[str, Any]] = {}
-    for name in EXPORT_FILES:
-        path = directory / name
-        if not path.is_file():
-            raise CommandError(f"{directory}: {name} is missing; not a release folder")
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise CommandError(f"{path}: not readable JSON: {error}") from None
+    try:
+        documents = publish.read_release(directory)
+    except publish.ReleaseDamaged as error:
+        raise CommandError(f"damaged release: {error}") from None
+    for name, document in documents.items():
+        # a release published under an older schema version may not match the current schemas
         found = problems(name, document, limit=1)
         if found:
-            raise CommandError(f"{path}: does not match its schema: {found[0]}")
-        documents[name] = document
+            raise CommandError(f"{directory / name}: does not match its schema: {found[0]}")
     return documents
 
 

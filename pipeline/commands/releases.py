@@ -32,10 +32,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _stored_summary(folder: Path, previous: str | None) -> str | None:
-    """The summary from the release's own changes.json, if it compares with `previous`."""
+    """The summary from the release's own changes.json, if it compares with `previous` and is
+    complete: one written before cited snapshots were compared lacks "snapshots", and its
+    summary could say "no content changed" of a release that cites other snapshots."""
     try:
         changes = json.loads((folder / CHANGES_JSON).read_text(encoding="utf-8"))
-        if (changes.get("from") or {}).get("version") == previous:
+        current = changes.get("first_release") or "snapshots" in changes
+        if current and (changes.get("from") or {}).get("version") == previous:
             return summary_line(changes)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass

@@ -15,7 +15,7 @@ import errno
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
@@ -35,7 +35,7 @@ from pipeline.fetch.policy import (
     shown,
 )
 from pipeline.formats import FORMATS
-from pipeline.outcomes import OUTCOMES, OutcomeRecord, append_record
+from pipeline.outcomes import OUTCOMES, OutcomeRecord, record_outcome
 from pipeline.progress import report
 from pipeline.registry import Source, load_registry
 from pipeline.settings import Settings
@@ -202,23 +202,33 @@ class _Run:
         size: int | None = None,
         attempts: int = 0,
     ) -> OutcomeRecord:
-        record = OutcomeRecord(
-            source_id=source.id,
-            outcome=outcome,
-            detail=detail,
-            at=format_utc(datetime.now(UTC)),
-            snapshot=snapshot,
-            http_status=http_status,
-            bytes=size,
-            attempts=attempts,
-        )
+        """Append the outcome to the source's log (outcomes.record_outcome, the one writer)."""
+        at = datetime.now(UTC)
         try:
-            append_record(self.store.root, record)
+            return record_outcome(
+                self.store.root,
+                source.id,
+                outcome,
+                detail,
+                at=at,
+                snapshot=snapshot,
+                http_status=http_status,
+                size=size,
+                attempts=attempts,
+            )
         except OSError as error:
             # The report still carries the outcome; say plainly that the log missed it.
             report(f"fetch {source.id}: cannot append to its outcome log: {error}")
-            return replace(record, detail=f"{detail} (not logged: {error.strerror or error})")
-        return record
+            return OutcomeRecord(
+                source_id=source.id,
+                outcome=outcome,
+                detail=f"{detail} (not logged: {error.strerror or error})",
+                at=format_utc(at),
+                snapshot=snapshot,
+                http_status=http_status,
+                bytes=size,
+                attempts=attempts,
+            )
 
     async def _fetch(self, source: Source) -> OutcomeRecord:
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch

@@ -8,7 +8,9 @@ warehouse built them.
 
 A figure is identified by endpoint (provider x model x variant), metric and scope. It *changed*
 when its value, bounds, qualifier, unit or tier differ; a newer observation of the same figure is
-counted as re-observed, not listed.
+counted as re-observed, not listed. Provenance counts too: a source whose cited snapshots differ
+(a re-captured page with the same figures) is listed, so such a release never says "no content
+changed".
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 Documents = dict[str, dict[str, Any]]
-Change = dict[str, Any]
+FigureKey = tuple[str, str, str]  # (endpoint, metric, scope)
 
 INFERENCE = "inference.json"
 PLATFORMS = "model_platforms.json"
@@ -97,18 +99,29 @@ def _figure(provider: dict[str, Any], figure: dict[str, Any]) -> dict[str, Any]:
         "tier": figure.get("tier"),
         "stale": bool(figure.get("stale")),
         "observed_at": figure.get("observed_at"),
+        "retrieved_at": source.get("retrieved_at"),
         "source": source.get("id"),
         "snapshot": source.get("snapshot"),
     }
 
 
-def figures(documents: Documents) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """Every live figure of inference.json, by (endpoint, metric, scope)."""
+def _key(row: dict[str, Any]) -> FigureKey:
+    return row["endpoint"], row["metric"], row["scope"]
+
+
+def figure_key(provider: dict[str, Any], figure: dict[str, Any]) -> FigureKey:
+    """What identifies a figure (a live figure or a headline) of a provider of inference.json."""
+    return _key(_figure(provider, figure))
+
+
+def figures(documents: Documents) -> dict[FigureKey, dict[str, Any]]:
+    """Every live figure of inference.json, by (endpoint, metric, scope), in document order. The
+    one reader of live figures: changelogs and the warehouse's history both use it."""
     found = {}
     for provider in documents[INFERENCE].get("providers", []):
         for figure in provider.get("live_figures", []):
             row = _figure(provider, figure)
-            found[(row["endpoint"], row["metric"], row["scope"])] = row
+            found[_key(row)] = row
     return found
 
 
@@ -207,6 +220,19 @@ def sources(documents: Documents) -> dict[str, dict[str, Any]]:
     return found
 
 
+def cited_snapshots(documents: Documents) -> dict[str, list[dict[str, Any]]]:
+    """Every snapshot the exports cite (their `snapshots` lists), by source id, sorted by id."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for name in sorted(documents):
+        for snapshot in documents[name].get("snapshots", []):
+            by_id.setdefault(snapshot["id"], snapshot)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for snapshot_id in sorted(by_id):
+        snapshot = by_id[snapshot_id]
+        found.setdefault(snapshot.get("source") or "-", []).append(snapshot)
+    return found
+
+
 def headline(provider: dict[str, Any] | None) -> dict[str, Any] | None:
     if provider is None or not provider.get("headline"):
         return None
@@ -272,8 +298,8 @@ def _figure_identity(figure: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compare_figures(
-    old: dict[tuple[str, str, str], dict[str, Any]],
-    new: dict[tuple[str, str, str], dict[str, Any]],
+    old: dict[FigureKey, dict[str, Any]],
+    new: dict[FigureKey, dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     changed, newly_stale, fresh_again, reobserved = [], [], [], 0
     for key in sorted(old.keys() & new.keys()):
@@ -299,6 +325,22 @@ def _compare_figures(
         "reobserved_unchanged": reobserved,
     }
     return section, {"newly_stale": newly_stale, "fresh_again": fresh_again}
+
+
+def _compare_snapshots(old: Documents, new: Documents) -> dict[str, list[dict[str, Any]]]:
+    """Provenance: `changed` lists each source cited by both releases whose cited snapshots differ
+    (a re-captured page, even one with the same figures); `added` and `removed` hold the
+    snapshots of sources only one release cites."""
+    before, after = cited_snapshots(old), cited_snapshots(new)
+    return {
+        "changed": [
+            {"source": source, "old": before[source], "new": after[source]}
+            for source in sorted(before.keys() & after.keys())
+            if before[source] != after[source]
+        ],
+        "added": [s for source in sorted(after.keys() - before.keys()) for s in after[source]],
+        "removed": [s for source in sorted(before.keys() - after.keys()) for s in before[source]],
+    }
 
 
 def _headline_key(item: dict[str, Any] | None) -> tuple[Any, ...] | None:
@@ -371,6 +413,7 @@ def compare(old: Documents | None, new: Documents) -> dict[str, Any]:
         | {"changed": _field_changes(claims(old), claims(new), CLAIM_FIELDS)},
         "sources": _added_removed(old_sources, new_sources)
         | {"tier_changed": _field_changes(old_sources, new_sources, ("tier",))},
+        "snapshots": _compare_snapshots(old, new),
     }
     return result
 
@@ -419,13 +462,25 @@ def summary_line(changes: dict[str, Any]) -> str:
         parts.append(
             f"schema {changes['from']['schema_version']} -> {changes['to']['schema_version']}"
         )
+    # changes.json written before provenance was compared has no "snapshots" section
+    snapshots = changes.get("snapshots") or {}
+    provenance = [
+        f"{_plural(len(snapshots[key]), 'cited snapshot')} {key}"
+        for key in ("changed", "added", "removed")
+        if snapshots.get(key)
+    ]
     if not parts:
         reobserved = figure["reobserved_unchanged"]
-        return (
+        if not reobserved and not provenance:
+            return "no content changed"
+        # "no figure changed" alone would hide that the release cites other snapshots
+        parts.append(
             f"no figure changed ({_plural(reobserved, 'figure')} re-observed)"
             if reobserved
-            else "no content changed"
+            else "no figure changed"
         )
+    if provenance:
+        parts.append(", ".join(provenance))
     return "; ".join(parts)
 
 
@@ -659,6 +714,27 @@ def render_markdown(changes: dict[str, Any]) -> str:
             lines += _table(
                 [label, "field", "before", "after"],
                 [[e[label], d["field"], d["old"], d["new"]] for e in entries for d in e["changes"]],
+            )
+    snapshots = changes.get("snapshots") or {}
+    if snapshots.get("changed"):
+        lines += ["## Cited snapshots changed", ""]
+        rows = []
+        for c in snapshots["changed"]:
+            # only what differs: the snapshots both releases cite would hide the change
+            old_ids, new_ids = {s["id"] for s in c["old"]}, {s["id"] for s in c["new"]}
+            dropped = [s["id"] for s in c["old"] if s["id"] not in new_ids]
+            cited = [s["id"] for s in c["new"] if s["id"] not in old_ids]
+            rows.append([c["source"], ", ".join(dropped) or None, ", ".join(cited) or None])
+        lines += _table(["source", "no longer cited", "now cited"], rows)
+    for key in ("added", "removed"):
+        if snapshots.get(key):
+            lines += [f"## Cited snapshots {key}", ""]
+            lines += _table(
+                ["source", "snapshot", "retrieved", "obtained by"],
+                [
+                    [s.get("source"), s["id"], _date(s.get("retrieved_at")), s.get("obtained_by")]
+                    for s in snapshots[key]
+                ],
             )
     if figure["reobserved_unchanged"]:
         lines += [

@@ -16,6 +16,11 @@ DESCRIPTIONS = {
 }
 
 
+def resource_hash(data: bytes) -> str:
+    """The `hash` of a resource, as datapackage.json records it and release checks compare it."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 def build_datapackage(
     files: dict[str, bytes], documents: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
@@ -31,7 +36,7 @@ def build_datapackage(
                 "mediatype": "application/json",
                 "encoding": "utf-8",
                 "bytes": len(files[name]),
-                "hash": "sha256:" + hashlib.sha256(files[name]).hexdigest(),
+                "hash": resource_hash(files[name]),
                 "description": DESCRIPTIONS.get(name, ""),
                 "schema": f"schemas/{schema_path(name).name}",
                 "sources": [{"title": source} for source in sources],

@@ -17,15 +17,16 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.release.changelog import endpoint_id, summary_line
+from pipeline.release.changelog import figure_key, figures, summary_line
 from pipeline.release.publish import (
     CHANGES_JSON,
     DATAPACKAGE,
-    is_complete,
+    ReleaseDamaged,
     list_versions,
     read_release,
 )
 from pipeline.settings import SQL_DIR
+from pipeline.snapshots import parse_utc
 
 HISTORY_SQL = SQL_DIR / "mart" / "40_figure_history.sql"
 
@@ -78,56 +79,52 @@ def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """An export's ISO 8601 time (or null) as the UTC timestamp the history tables hold."""
+    return parse_utc(text) if text else None
 
 
 def figure_rows(version: str, documents: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per live figure of a release's inference.json, flagged when it is the headline."""
+    """One row per live figure of a release's inference.json, flagged when it is the headline.
+    The figures are read by changelog.figures, so history and changelogs see the same ones."""
+    headlines = {
+        figure_key(provider, provider["headline"])
+        for provider in documents["inference.json"]["providers"]
+        if provider.get("headline")
+    }
     rows = []
-    for provider in documents["inference.json"]["providers"]:
-        headline = provider.get("headline")
-        head_key = None
-        if headline:
-            head_key = (
-                endpoint_id(provider["id"], headline["model"]["id"], headline["variant"]),
-                headline["metric"],
-                headline["scope"],
-            )
-        for figure in provider["live_figures"]:
-            endpoint = endpoint_id(provider["id"], figure["model"]["id"], figure["variant"])
-            variant = figure["variant"]
-            rows.append(
-                {
-                    "version": version,
-                    "endpoint_id": endpoint,
-                    "provider_id": provider["id"],
-                    "model_id": figure["model"]["id"],
-                    "precision": variant["precision"],
-                    "service_tier": variant["service_tier"],
-                    "reasoning_effort": variant["reasoning_effort"],
-                    "metric": figure["metric"],
-                    "scope": figure["scope"],
-                    "value": figure["value"],
-                    "low": figure["low"],
-                    "high": figure["high"],
-                    "qualifier": figure["qualifier"],
-                    "unit": figure["unit"],
-                    "tier": figure["tier"],
-                    "stale": bool(figure["stale"]),
-                    "is_headline": (endpoint, figure["metric"], figure["scope"]) == head_key,
-                    "observed_at": _time(figure["observed_at"]),
-                    "retrieved_at": _time(figure["source"].get("retrieved_at")),
-                    "source_id": figure["source"]["id"],
-                    "snapshot_id": figure["source"]["snapshot"],
-                }
-            )
+    for key, figure in figures(documents).items():
+        variant = figure["variant"] or {}
+        rows.append(
+            {
+                "version": version,
+                "endpoint_id": figure["endpoint"],
+                "provider_id": figure["provider"]["id"],
+                "model_id": figure["model"]["id"],
+                "precision": variant.get("precision"),
+                "service_tier": variant.get("service_tier"),
+                "reasoning_effort": variant.get("reasoning_effort"),
+                "metric": figure["metric"],
+                "scope": figure["scope"],
+                "value": figure["value"],
+                "low": figure["low"],
+                "high": figure["high"],
+                "qualifier": figure["qualifier"],
+                "unit": figure["unit"],
+                "tier": figure["tier"],
+                "stale": figure["stale"],
+                "is_headline": key in headlines,
+                "observed_at": _time(figure["observed_at"]),
+                "retrieved_at": _time(figure["retrieved_at"]),
+                "source_id": figure["source"],
+                "snapshot_id": figure["snapshot"],
+            }
+        )
     return rows
 
 
 def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The history.releases row and history.release_figures rows of one release folder."""
+    """The history.releases row and history.release_figures rows of one release folder; raises
+    ReleaseDamaged when the folder is not a complete release (reading it is the check)."""
     documents = read_release(folder)
     version = folder.name
     head = documents["inference.json"]
@@ -140,7 +137,7 @@ def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[
     except (OSError, ValueError, KeyError, TypeError):
         previous, summary = None, "no changes.json in this release"
     snapshots = sorted({s["id"] for d in documents.values() for s in d.get("snapshots", [])})
-    figures = figure_rows(version, documents)
+    live = figure_rows(version, documents)
     row = {
         "version": version,
         "data_date": _time(head["data_date"]),
@@ -153,9 +150,9 @@ def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[
         "snapshots": snapshots,
         "snapshot_count": len(snapshots),
         "providers": len(head["providers"]),
-        "figures": len(figures),
+        "figures": len(live),
     }
-    return row, figures
+    return row, live
 
 
 def record_releases(
@@ -168,24 +165,27 @@ def record_releases(
     others get their folder's modification time."""
     ensure_history(con)
     known = {row[0] for row in con.execute("SELECT version FROM history.releases").fetchall()}
-    releases, figures = [], []
+    releases, release_figures = [], []
     for version in list_versions(exports_dir):
         folder = exports_dir / version
-        if version in known or not is_complete(folder):
-            continue
+        if version in known:
+            continue  # recorded already: never re-read (or re-hash) an old release
         when = (built_at or {}).get(version) or datetime.fromtimestamp(
             folder.stat().st_mtime, tz=UTC
         )
-        row, rows = release_row(folder, when)
+        try:
+            row, rows = release_row(folder, when)  # hashes the folder once
+        except ReleaseDamaged:
+            continue  # not a complete release: nothing to record
         releases.append(row)
-        figures += rows
+        release_figures += rows
     if not releases:
         return []
     con.execute("BEGIN TRANSACTION")
     try:
         for table, schema, rows in (
             ("history.releases", RELEASES_SCHEMA, releases),
-            ("history.release_figures", FIGURES_SCHEMA, figures),
+            ("history.release_figures", FIGURES_SCHEMA, release_figures),
         ):
             con.register("incoming", pa.Table.from_pylist(rows, schema=schema))
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")

@@ -19,7 +19,6 @@ Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -33,9 +32,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline.faults import pause_point
 from pipeline.release.changelog import compare, render_markdown, summary_line
 from pipeline.release.contracts import EXPORT_FILES, check, schema_path, validate_directory
-from pipeline.release.datapackage import build_datapackage
+from pipeline.release.datapackage import build_datapackage, resource_hash
 from pipeline.release.jsonio import dumps
 
 VERSION = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?$")
@@ -45,8 +45,9 @@ CHANGELOG_MD = "CHANGELOG.md"
 CHANGES_JSON = "changes.json"
 TMP_PREFIX = ".tmp-"
 LATEST_TMP_PREFIX = ".latest-"
-# Test hook: "<point>:<marker file>" makes publish write the marker and sleep at that point, so a
-# test can SIGKILL it there. Points: writing, written, populated, renamed, switching.
+# Test hook (pipeline.faults.pause_point, read from its own variable): "<point>:<marker file>"
+# makes publish write the marker and sleep at that point, so a test can SIGKILL it there.
+# Points: writing, written, populated, renamed, switching.
 PAUSE_ENV = "SPEEDBOOK_TEST_PUBLISH_PAUSE"
 
 Documents = dict[str, dict[str, Any]]
@@ -140,7 +141,8 @@ def release_problems(folder: Path) -> list[str]:
             found.append(f"{name} is unreadable: {error}")
             continue
         recorded = resources.get(name, {}).get("hash")
-        if recorded != "sha256:" + hashlib.sha256(data).hexdigest():
+        # hashing a ~20 MB inference.json is what checking a release costs: callers check once
+        if recorded != resource_hash(data):
             found.append(f"{name} does not match the sha256 in {DATAPACKAGE}")
     return found
 
@@ -233,14 +235,6 @@ def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan
 # --- writing -------------------------------------------------------------------------------------
 
 
-def _pause(point: str) -> None:
-    setting = os.environ.get(PAUSE_ENV, "")
-    wanted, _, marker = setting.partition(":")
-    if wanted == point and marker:
-        Path(marker).write_text(f"{os.getpid()}\n", encoding="utf-8")
-        time.sleep(3600)
-
-
 def _fsync_dir(path: Path) -> None:
     handle = os.open(path, os.O_RDONLY)
     try:
@@ -272,21 +266,28 @@ def clean_leftovers(exports_dir: Path) -> list[str]:
     return removed
 
 
-def point_latest_at_newest(exports_dir: Path) -> str | None:
+def point_latest_at_newest(exports_dir: Path, checked: str | None = None) -> str | None:
     """`latest` follows the newest complete release (by version), whatever order releases were
-    published in; returns the version it names."""
+    published in; returns the version it names. `checked` names a release the caller has just
+    verified (write_release checks it before the rename), so it is not hashed again."""
     link = exports_dir / LATEST
     if link.exists() and not link.is_symlink():
         raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
+    # newest first, so only the releases above the newest complete one are ever hashed
     newest = next(
-        (v for v in reversed(list_versions(exports_dir)) if is_complete(exports_dir / v)), None
+        (
+            v
+            for v in reversed(list_versions(exports_dir))
+            if v == checked or is_complete(exports_dir / v)
+        ),
+        None,
     )
     if newest is None or (link.is_symlink() and os.readlink(link) == newest):
         return newest
     tmp = exports_dir / f"{LATEST_TMP_PREFIX}{os.getpid()}"
     tmp.unlink(missing_ok=True)
     os.symlink(newest, tmp)
-    _pause("switching")
+    pause_point("switching", PAUSE_ENV)
     os.replace(tmp, link)
     _fsync_dir(exports_dir)
     return newest
@@ -310,11 +311,11 @@ def write_release(
             path.parent.mkdir(parents=True, exist_ok=True)
             _write(path, data)
             if index == 0:
-                _pause("writing")
+                pause_point("writing", PAUSE_ENV)
         (staging / "schemas").mkdir(exist_ok=True)
         for name in EXPORT_FILES:
             shutil.copyfile(schema_path(name), staging / "schemas" / schema_path(name).name)
-        _pause("written")
+        pause_point("written", PAUSE_ENV)
         for callback in populate:
             callback(staging, version)
         found = release_problems(staging)
@@ -328,13 +329,13 @@ def write_release(
         for directory in {p.parent for p in staging.rglob("*")} | {staging}:
             _fsync_dir(directory)
         os.chmod(staging, 0o755)  # mkdtemp makes it private; a release is for everyone to read
-        _pause("populated")
+        pause_point("populated", PAUSE_ENV)
         os.rename(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(exports_dir)
-    _pause("renamed")
+    pause_point("renamed", PAUSE_ENV)
     return target
 
 
@@ -360,6 +361,20 @@ def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None
         yield
     finally:
         os.close(handle)
+
+
+def previous_release(exports_dir: Path, version: str) -> tuple[str | None, Documents | None]:
+    """The newest complete release before `version`, and its documents; (None, None) for the
+    first. Walks newest-first and stops at the first complete one, so each publish hashes one
+    earlier release (once: reading it is the check), however long the history grows."""
+    for candidate in reversed(list_versions(exports_dir)):
+        if version_key(candidate) >= version_key(version):
+            continue
+        try:
+            return candidate, read_release(exports_dir / candidate)
+        except ReleaseDamaged:
+            continue  # damaged (a hand edit, a bad disk): compare with the one before it
+    return None, None
 
 
 @dataclass(frozen=True)
@@ -396,20 +411,14 @@ def publish_release(
                 f"nothing new: identical to release {plan.version}",
                 cleaned=cleaned,
             )
-        earlier = [
-            v
-            for v in list_versions(exports_dir)
-            if version_key(v) < version_key(plan.version) and is_complete(exports_dir / v)
-        ]
-        previous = earlier[-1] if earlier else None
-        old = read_release(exports_dir / previous) if previous else None
+        previous, old = previous_release(exports_dir, plan.version)
         changes = compare(old, plan.documents)
         files = plan.files | {
             CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
             CHANGES_JSON: dumps(changes),
         }
         path = write_release(exports_dir, plan.version, files, populate)
-        point_latest_at_newest(exports_dir)
+        point_latest_at_newest(exports_dir, checked=plan.version)
         summary = summary_line(changes)
         return PublishResult(
             plan.version,
