@@ -222,25 +222,34 @@ def _headline(record: Record, lookups: _Lookups, context: list[Record]) -> dict[
     return figure
 
 
-def _live_beside(claim: Record, figures: list[Record]) -> Record | None:
-    """The provider's current live median output speed on the claim's model, best first."""
-    same = [
-        f
-        for f in figures
-        if f["model_id"] == claim["model_id"]
-        and f["metric"] == "output_tokens_per_s"
-        and f["value"] is not None
-    ]
-    same.sort(
-        key=lambda f: (f["stale"], f["tier"], -f["observed_at"].timestamp(), f["endpoint_id"])
+def _live_beside(beside: Record | None, figures: list[Record]) -> Record | None:
+    """The live median mart.peak_vs_live puts beside a claim (same provider and model, a point
+    figure at a compatible precision, fresh first), as its full current figure. The view owns
+    the rule; this only looks the figure up, so the export and the mart cannot disagree."""
+    if beside is None or beside["live_endpoint_id"] is None:
+        return None
+    for figure in figures:
+        if (
+            figure["endpoint_id"] == beside["live_endpoint_id"]
+            and figure["metric"] == "output_tokens_per_s"
+        ):
+            return figure
+    raise LookupError(
+        f"claim {beside['claim_id']}: live figure {beside['live_endpoint_id']} "
+        "is not among the provider's current figures"
     )
-    return same[0] if same else None
 
 
 def _claim(
-    claim: Record, sources: list[Record], figures: list[Record], lookups: _Lookups
+    claim: Record,
+    sources: list[Record],
+    beside: Record | None,
+    figures: list[Record],
+    lookups: _Lookups,
 ) -> dict[str, Any]:
-    live = _live_beside(claim, figures)
+    live = _live_beside(beside, figures)
+    # the view gives a ratio only to per-user claims with a live point figure
+    ratio = beside["peak_to_live_ratio"] if beside is not None else None
     return {
         "id": claim["claim_id"],
         "model": lookups.model(claim["model_id"]),
@@ -257,9 +266,7 @@ def _claim(
         "notes": claim["notes"],
         "sources": [lookups.source_ref(s["source_id"], s["snapshot_id"]) for s in sources],
         "live_median": _figure(live, lookups) if live else None,
-        "peak_to_live_ratio": (
-            number(claim["value"] / live["value"], 2) if live and live["value"] else None
-        ),
+        "peak_to_live_ratio": number(ratio, 2),
     }
 
 
@@ -278,6 +285,7 @@ def build_inference(inputs: ExportInputs, info: ReleaseInfo) -> dict[str, Any]:
     claim_sources: dict[str, list[Record]] = defaultdict(list)
     for record in inputs.claim_sources:
         claim_sources[record["claim_id"]].append(record)
+    beside = {record["claim_id"]: record for record in inputs.peak_vs_live}
     rows = []
     for provider in inputs.providers:
         pid = provider["provider_id"]
@@ -301,7 +309,14 @@ def build_inference(inputs: ExportInputs, info: ReleaseInfo) -> dict[str, Any]:
             "context": [_context(c, lookups) for c in context[pid]],
             "live_figures": [_figure(f, lookups) for f in figures[pid]],
             "claims": [
-                _claim(c, claim_sources[c["claim_id"]], figures[pid], lookups) for c in claims[pid]
+                _claim(
+                    c,
+                    claim_sources[c["claim_id"]],
+                    beside.get(c["claim_id"]),
+                    figures[pid],
+                    lookups,
+                )
+                for c in claims[pid]
             ],
         }
         used = {f["source"]["id"] for f in row["live_figures"]}
@@ -387,7 +402,7 @@ def build_catalog(inputs: ExportInputs, info: ReleaseInfo) -> dict[str, Any]:
         by_task[entry["task"] or "Other"].append(entry)
     tasks = []
     for task in sorted(by_task, key=task_rank):
-        models = sorted(by_task[task], key=lambda e: (e["name"], e["platform_model_id"]))
+        models = sorted(by_task[task], key=lambda e: (e["listed_name"], e["platform_model_id"]))
         tasks.append(
             {
                 "name": task,
@@ -395,7 +410,7 @@ def build_catalog(inputs: ExportInputs, info: ReleaseInfo) -> dict[str, Any]:
                 "models": [
                     {
                         "id": m["platform_model_id"],
-                        "name": m["name"],
+                        "name": m["listed_name"],
                         "publisher": m["publisher"],
                         "model_id": m["model_id"],
                         # the catalogue omits a flag when it is false

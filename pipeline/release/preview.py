@@ -377,27 +377,71 @@ def _throughput(inference: Doc) -> str:
     )
 
 
-def _fastest_live(inference: Doc) -> dict[str, tuple[str, Mapping[str, Any]]]:
-    """Per model id: the provider with the fastest T1 live median output speed in this release
-    (ties: fresh before stale, then by name), with that figure."""
-    best: dict[str, tuple[tuple[float, bool, str], str, Mapping[str, Any]]] = {}
+# The fastest live median beside a claim follows mart.peak_vs_live's rule exactly (the export
+# holds every current live figure, so the page needs nothing else): output speed, live median,
+# a point figure (exact or approximate: a bound such as "up to 740" is not a median), on the
+# claim's model at a compatible precision (equal, or unstated on one side), any provider; fresh
+# figures before stale ones, then the fastest, then the best tier, then the endpoint id.
+# tests/test_peak_vs_live_export.py checks the page against the view for every claim.
+_POINT_QUALIFIERS = (None, "approx")
+LiveSpeed = tuple[str, str, Mapping[str, Any]]  # provider name, endpoint id, figure
+
+
+def _live_speeds(inference: Doc) -> list[LiveSpeed]:
+    """Every current live median output speed in the release that is a point figure."""
+    speeds = []
     for provider in map(_dict, _list(inference.get("providers"))):
         name = _text(provider.get("name")) or _text(provider.get("id"))
         for figure in map(_dict, _list(provider.get("live_figures"))):
-            value = _number(figure.get("value"))
-            model_id = _text(_dict(figure.get("model")).get("id"))
             if (
-                value is None
-                or not model_id
-                or figure.get("tier") != "T1"
+                _number(figure.get("value")) is None
                 or figure.get("metric") != "output_tokens_per_s"
                 or figure.get("scope") != "live_median"
+                or figure.get("qualifier") not in _POINT_QUALIFIERS
             ):
                 continue
-            rank = (-value, figure.get("stale") is True, name)
-            if model_id not in best or rank < best[model_id][0]:
-                best[model_id] = (rank, name, figure)
-    return {model_id: (name, figure) for model_id, (_, name, figure) in best.items()}
+            variant = _dict(figure.get("variant"))
+            # the warehouse's endpoint id: the view's last tie-breaker
+            endpoint = "/".join(
+                (
+                    _text(provider.get("id")),
+                    _text(_dict(figure.get("model")).get("id")),
+                    _text(variant.get("precision")),
+                    _text(variant.get("service_tier")),
+                    _text(variant.get("reasoning_effort")) or "-",
+                )
+            )
+            speeds.append((name, endpoint, figure))
+    return speeds
+
+
+def _same_precision(a: str, b: str) -> bool:
+    """Equal, or not stated by one side (as in the mart)."""
+    return a == b or "unknown" in (a, b)
+
+
+def _fastest_live(claim: Mapping[str, Any], speeds: list[LiveSpeed]) -> LiveSpeed | None:
+    """The fastest live median on the claim's model, any provider (mart.peak_vs_live)."""
+    model_id = _text(_dict(claim.get("model")).get("id"))
+    precision = _text(claim.get("precision")) or "unknown"
+    candidates = [
+        speed
+        for speed in speeds
+        if _text(_dict(speed[2].get("model")).get("id")) == model_id
+        and _same_precision(
+            _text(_dict(speed[2].get("variant")).get("precision")) or "unknown", precision
+        )
+    ]
+    return min(
+        candidates,
+        key=lambda speed: (
+            speed[2].get("stale") is True,
+            -(_number(speed[2].get("value")) or 0.0),
+            _text(speed[2].get("tier")),
+            speed[1],
+        ),
+        default=None,
+    )
 
 
 def _figure_cell(figure: Mapping[str, Any], who: str = "") -> str:
@@ -414,7 +458,7 @@ def _figure_cell(figure: Mapping[str, Any], who: str = "") -> str:
 
 
 def _records(inference: Doc) -> str:
-    fastest = _fastest_live(inference)
+    speeds = _live_speeds(inference)
     rows = []
     for provider in map(_dict, _list(inference.get("providers"))):
         for claim in map(_dict, _list(provider.get("claims"))):
@@ -430,9 +474,8 @@ def _records(inference: Doc) -> str:
             notes = f"<small>{_e(claim.get('notes'))}</small>" if claim.get("notes") else ""
             live = claim.get("live_median")
             live_html = _figure_cell(live) if isinstance(live, Mapping) else _none("none")
-            model_id = _text(_dict(claim.get("model")).get("id"))
-            best = fastest.get(model_id)
-            best_html = _figure_cell(best[1], best[0]) if best else _none("none")
+            best = _fastest_live(claim, speeds)
+            best_html = _figure_cell(best[2], best[0]) if best else _none("none")
             ratio = _number(claim.get("peak_to_live_ratio"))
             ratio_html = f"{ratio:.2f}×" if ratio is not None else _none()
             sources = " ".join(_source(ref, with_date=False) for ref in _list(claim.get("sources")))
@@ -467,7 +510,7 @@ def _records(inference: Doc) -> str:
         '<th scope="col">Technique</th><th scope="col">Verified by</th>'
         '<th scope="col" class="num">Live median, same provider</th>'
         '<th scope="col" class="num">Peak ÷ live</th>'
-        '<th scope="col" class="num">Fastest T1 live on model</th>'
+        '<th scope="col" class="num">Fastest live on model</th>'
         f"</tr></thead><tbody>{body}</tbody></table>"
         "</section>"
     )

@@ -47,6 +47,8 @@ class ExportInputs:
     live_figures: list[Record]
     claims: list[Record]
     claim_sources: list[Record]
+    # one row per claim: the live medians beside it and their ratios (mart.peak_vs_live)
+    peak_vs_live: list[Record]
     platforms: list[Record]
     platform_statements: list[Record]
     platform_models: list[Record]
@@ -97,31 +99,22 @@ def read_inputs(con: duckdb.DuckDBPyConnection) -> ExportInputs:
             ORDER BY e.claim_id, e.tier, e.source_id
             """,
         ),
+        peak_vs_live=_records(con, "SELECT * FROM mart.peak_vs_live ORDER BY claim_id"),
         platforms=_records(con, "SELECT * FROM core.platforms ORDER BY platform_id"),
+        # Which snapshot of a source is read (the newest usable one) is decided once, by
+        # mart.latest_snapshots; these only select from the mart.
         platform_statements=_records(
             con,
             """
-            SELECT p.platform_id, s.snapshot_id, s.source_id, s.retrieved_at
+            SELECT p.platform_id, l.snapshot_id, l.source_id, l.retrieved_at
             FROM core.platforms AS p
-            JOIN core.snapshots AS s ON s.source_id = p.doc_source_id, core.build_state AS b
-            WHERE b.as_of IS NULL OR s.retrieved_at <= b.as_of
-            QUALIFY row_number() OVER (PARTITION BY p.platform_id ORDER BY s.retrieved_at DESC) = 1
+            JOIN mart.latest_snapshots AS l ON l.source_id = p.doc_source_id
             ORDER BY p.platform_id
             """,
         ),
         platform_models=_records(
             con,
-            """
-            WITH latest AS (
-                SELECT source_id, max(retrieved_at) AS retrieved_at
-                FROM core.snapshots, core.build_state AS b
-                WHERE b.as_of IS NULL OR retrieved_at <= b.as_of
-                GROUP BY source_id
-            )
-            SELECT m.* FROM core.platform_models AS m
-            JOIN core.snapshots AS s USING (snapshot_id)
-            JOIN latest AS l ON l.source_id = s.source_id AND l.retrieved_at = s.retrieved_at
-            ORDER BY m.platform_id, m.platform_model_id
-            """,
+            "SELECT * FROM mart.platform_models "
+            "ORDER BY platform_id, platform_model_id, snapshot_id",
         ),
     )

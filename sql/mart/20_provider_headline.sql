@@ -2,7 +2,9 @@
 --   * the reference model is the one the provider's newest compilation headline names (the
 --     figure itself must still come from a T1 source; the compilation only picks the model);
 --   * with no compilation headline, or no T1 figure on that model, the fastest current T1 figure;
---   * stale figures are used only when the provider has no fresh T1 figure at all (flagged);
+--   * stale figures are used only when the provider has no fresh T1 figure at all (flagged),
+--     and then the newest of them wins, whatever its model: a stale figure on the reference
+--     model says less about the provider today than a newer one on another model;
 --   * with no T1 figure of any age, the provider has no headline.
 -- Context figures are those the newest compilation gives beside the provider's headline.
 CREATE OR REPLACE VIEW mart.provider_headline AS
@@ -35,8 +37,12 @@ ranked AS (
                 ELSE 'stale: no fresh T1 figure' END AS headline_rule,
            row_number() OVER (
                PARTITION BY provider_id
-               ORDER BY stale, on_reference DESC, CASE WHEN stale THEN epoch(observed_at) END DESC,
-                        value DESC, endpoint_id
+               ORDER BY stale,
+                        -- fresh figures: the reference model first, then the fastest
+                        CASE WHEN NOT stale THEN on_reference END DESC,
+                        -- only stale figures: the newest first (reference, then value on a tie)
+                        CASE WHEN stale THEN epoch(observed_at) END DESC,
+                        on_reference DESC, value DESC, endpoint_id
            ) AS pick
     FROM scored
 )

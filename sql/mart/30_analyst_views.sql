@@ -178,32 +178,23 @@ COMMENT ON COLUMN mart.peak_vs_live.peak_to_fastest_live_ratio IS 'claim_value /
 COMMENT ON COLUMN mart.peak_vs_live.notes IS 'reviewer''s notes on the claim';
 
 
--- Which platform or catalogue offers which model, from each catalogue's newest snapshot.
+-- Which platform or catalogue offers which model, from each catalogue's latest usable snapshot
+-- (mart.latest_snapshots): a damaged or rejected newer snapshot leaves the last good listing.
 CREATE OR REPLACE VIEW mart.platform_models AS
-WITH build AS (
-    SELECT as_of FROM core.build_state
-),
-latest AS (
-    SELECT s.source_id, max(s.retrieved_at) AS retrieved_at
-    FROM core.snapshots AS s, build
-    WHERE build.as_of IS NULL OR s.retrieved_at <= build.as_of
-    GROUP BY s.source_id
-)
 SELECT pm.platform_id, pl.name AS platform_name, pl.kind AS platform_kind,
        pm.platform_model_id, pm.name AS listed_name, pm.model_id, m.name AS model_name,
        pm.precision, pm.service_tier, pm.task, pm.publisher, pm.function_calling, pm.beta,
        pm.lora, pm.context_window, pm.price_input_usd_per_mtok, pm.price_output_usd_per_mtok,
-       pm.planned_deprecation, pm.source_id, pm.snapshot_id, s.url AS source_url,
+       pm.planned_deprecation, pm.source_id, pm.snapshot_id, l.url AS source_url,
        pm.observed_at
 FROM core.platform_models AS pm
-JOIN core.snapshots AS s ON s.snapshot_id = pm.snapshot_id
-JOIN latest AS l ON l.source_id = s.source_id AND l.retrieved_at = s.retrieved_at
+JOIN mart.latest_snapshots AS l ON l.snapshot_id = pm.snapshot_id
 JOIN core.platforms AS pl ON pl.platform_id = pm.platform_id
 LEFT JOIN core.models AS m ON m.model_id = pm.model_id
 ORDER BY pm.platform_id, pm.platform_model_id, pm.snapshot_id;
 
 COMMENT ON VIEW mart.platform_models IS
-    'Which platform or catalogue offers which model, at which precision, from each catalogue''s newest snapshot as of the build.';
+    'Which platform or catalogue offers which model, at which precision, from each catalogue''s latest usable snapshot as of the build (mart.latest_snapshots).';
 COMMENT ON COLUMN mart.platform_models.platform_id IS 'model-access platform (pipeline/metadata/platforms.toml)';
 COMMENT ON COLUMN mart.platform_models.platform_name IS 'platform display name';
 COMMENT ON COLUMN mart.platform_models.platform_kind IS 'managed_cloud_catalogue, edge_hosted, gateway or model_choice_layer';
@@ -223,7 +214,7 @@ COMMENT ON COLUMN mart.platform_models.price_input_usd_per_mtok IS 'input price 
 COMMENT ON COLUMN mart.platform_models.price_output_usd_per_mtok IS 'output price the catalogue states [USD per 1M tokens]';
 COMMENT ON COLUMN mart.platform_models.planned_deprecation IS 'planned deprecation, as the catalogue writes it';
 COMMENT ON COLUMN mart.platform_models.source_id IS 'catalogue source';
-COMMENT ON COLUMN mart.platform_models.snapshot_id IS 'the catalogue snapshot, <source_id>/<file>';
+COMMENT ON COLUMN mart.platform_models.snapshot_id IS 'the catalogue snapshot (the source''s latest usable one), <source_id>/<file>';
 COMMENT ON COLUMN mart.platform_models.source_url IS 'address of the snapshot';
 COMMENT ON COLUMN mart.platform_models.observed_at IS 'when the catalogue was read';
 
@@ -280,8 +271,10 @@ COMMENT ON COLUMN mart.disagreements.a_observation_id IS 'side a in core.observa
 COMMENT ON COLUMN mart.disagreements.b_observation_id IS 'side b in core.observations';
 
 
--- Each registered source's state as of the build: newest snapshot and its age, the last fetch,
--- and how the newest snapshot's extraction went. status names the most serious problem.
+-- Each registered source's state as of the build: its newest snapshot of any extraction status
+-- (so a damaged or rejected one is reported here), the snapshot the build actually reads it from
+-- (mart.latest_snapshots: the last good one), the last fetch, and a status naming the most
+-- serious problem.
 CREATE OR REPLACE VIEW mart.source_health AS
 WITH build AS (
     SELECT as_of, data_date FROM core.build_state
@@ -305,13 +298,6 @@ fetches AS (
         PARTITION BY f.source_id ORDER BY f.fetched_at DESC, f.log_line DESC
     ) = 1
 ),
--- a re-confirmation after the as-of time is not known to the build
-confirmed AS (
-    SELECT src.source_id,
-           CASE WHEN build.as_of IS NULL OR src.confirmed_at <= build.as_of
-                THEN src.confirmed_at END AS confirmed_at
-    FROM core.sources AS src, build
-),
 figures AS (
     SELECT snapshot_id, count(*) AS observations
     FROM core.observations
@@ -320,11 +306,20 @@ figures AS (
 joined AS (
     SELECT src.source_id, src.kind, src.tier, src.format, src.cadence, src.max_age_days,
            n.snapshots, n.snapshot_id AS latest_snapshot_id, n.retrieved_at, n.obtained_by,
-           c.confirmed_at,
-           round(date_diff('second', n.retrieved_at, build.data_date) / 86400, 1) AS age_days,
-           -- greatest() skips a null confirmation
-           greatest(n.retrieved_at, c.confirmed_at)
-               < build.data_date - to_days(src.max_age_days) AS stale,
+           fr.latest_snapshot_id AS used_snapshot_id, fr.latest_retrieved_at AS used_retrieved_at,
+           fr.confirmed_at,
+           round(date_diff('second', fr.latest_retrieved_at, fr.data_date) / 86400, 1)
+               AS age_days,
+           -- The staleness rule of the figures (mart.fresh_as_of, mart.older_than_cadence: the
+           -- cadence from the data date, extended by a re-confirming fetch), applied to the
+           -- snapshot in use. Its retrieval time stands in for observed_at on purpose: this says
+           -- whether the source was read recently enough, while its figures carry their own
+           -- dates (an LLMPerf summary fetched today still reports a 2023 run).
+           mart.older_than_cadence(
+               mart.fresh_as_of(fr.latest_retrieved_at, fr.latest_retrieved_at,
+                                fr.latest_retrieved_at, fr.confirmed_at),
+               fr.data_date, fr.max_age_days
+           ) AS stale,
            f.outcome AS last_fetch_outcome, f.fetched_at AS last_fetch_at,
            f.detail AS last_fetch_detail, f.http_status AS last_fetch_http_status,
            f.last_success_at,
@@ -332,8 +327,7 @@ joined AS (
            x.rows_extracted, x.row_counts,
            coalesce(fig.observations, 0) AS observations
     FROM core.sources AS src
-    CROSS JOIN build
-    JOIN confirmed AS c ON c.source_id = src.source_id
+    JOIN mart.source_freshness AS fr ON fr.source_id = src.source_id
     LEFT JOIN newest AS n ON n.source_id = src.source_id
     LEFT JOIN fetches AS f ON f.source_id = src.source_id
     LEFT JOIN core.extractions AS x ON x.snapshot_id = n.snapshot_id
@@ -350,7 +344,7 @@ FROM joined
 ORDER BY source_id;
 
 COMMENT ON VIEW mart.source_health IS
-    'Each registered source as of the build: newest snapshot and its age, last fetch outcome, rows extracted from the newest snapshot, and a status.';
+    'Each registered source as of the build: newest snapshot and how its extraction went, the snapshot in use (newest usable one) and its age, last fetch outcome, and a status.';
 COMMENT ON COLUMN mart.source_health.source_id IS 'registry id';
 COMMENT ON COLUMN mart.source_health.kind IS 'benchmark, compilation, claim or platform_doc';
 COMMENT ON COLUMN mart.source_health.tier IS 'T1, T2 or T3';
@@ -361,9 +355,11 @@ COMMENT ON COLUMN mart.source_health.snapshots IS 'snapshots retrieved by the as
 COMMENT ON COLUMN mart.source_health.latest_snapshot_id IS 'newest snapshot retrieved by the as-of time; null when there is none';
 COMMENT ON COLUMN mart.source_health.retrieved_at IS 'when the newest snapshot was retrieved';
 COMMENT ON COLUMN mart.source_health.obtained_by IS 'how the newest snapshot was obtained: bundled, fetched or manual';
-COMMENT ON COLUMN mart.source_health.confirmed_at IS 'latest time a fetch found the newest snapshot unchanged, by the as-of time';
-COMMENT ON COLUMN mart.source_health.age_days IS 'age of the newest snapshot at the build''s data date (not the wall clock) [days]';
-COMMENT ON COLUMN mart.source_health.stale IS 'the newest snapshot, or its latest re-confirmation, is older than max_age_days at the data date';
+COMMENT ON COLUMN mart.source_health.used_snapshot_id IS 'the snapshot the build reads the source from: its newest usable one (mart.latest_snapshots); differs from latest_snapshot_id when the newest is damaged or failed extraction; null when none is usable';
+COMMENT ON COLUMN mart.source_health.used_retrieved_at IS 'when used_snapshot_id was retrieved';
+COMMENT ON COLUMN mart.source_health.confirmed_at IS 'latest time a fetch found the snapshot in use unchanged, by the as-of time (only when it is also the newest)';
+COMMENT ON COLUMN mart.source_health.age_days IS 'age of the snapshot in use (used_snapshot_id) at the build''s data date (not the wall clock) [days]';
+COMMENT ON COLUMN mart.source_health.stale IS 'the snapshot in use, or its latest re-confirmation, is older than max_age_days at the data date (the rule of mart.is_stale, on the retrieval time)';
 COMMENT ON COLUMN mart.source_health.last_fetch_outcome IS 'outcome of the last `speedbook fetch` by the as-of time: new, unchanged, not_modified or failed; null when never fetched';
 COMMENT ON COLUMN mart.source_health.last_fetch_at IS 'when the last fetch ended';
 COMMENT ON COLUMN mart.source_health.last_fetch_detail IS 'for a failed fetch, the reason; otherwise what was stored or matched';

@@ -1,0 +1,140 @@
+"""Small hand-made warehouses for the rules in sql/mart: core tables filled with a few rows, then
+the mart views applied, so one rule can be pinned without a whole build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from pipeline.core import ensure_core
+from pipeline.marts import apply_marts
+from pipeline.warehouse import connect
+
+DAY = datetime(2026, 11, 29, tzinfo=UTC)
+SOURCES = {  # id: (tier, kind, max_age_days)
+    "bench-a": ("T1", "benchmark", 7),
+    "bench-b": ("T1", "benchmark", 7),
+    "compiled": ("T2", "compilation", 31),
+    "catalogue": ("T1", "platform_doc", 7),
+}
+
+
+def snapshot_id(source: str, days_ago: int) -> str:
+    return f"{source}/{days_ago}.html"
+
+
+def observation(
+    source: str,
+    value: float,
+    *,
+    days_ago: int = 0,
+    provider: str = "p",
+    model: str = "m",
+    precision: str = "unknown",
+    service_tier: str = "standard",
+    effort: str | None = None,
+    scope: str = "live_median",
+    role: str = "measured",
+    origin: str = "aa_endpoints",
+    qualifier: str | None = None,
+) -> dict[str, Any]:
+    when = DAY - timedelta(days=days_ago)
+    endpoint = f"{provider}/{model}/{precision}/{service_tier}/{effort or '-'}"
+    return {
+        "observation_id": f"{source}|{endpoint}|{days_ago}|{role}|{scope}",
+        "endpoint_id": endpoint,
+        "provider_id": provider,
+        "model_id": model,
+        "precision": precision,
+        "service_tier": service_tier,
+        "reasoning_effort": effort,
+        "metric": "output_tokens_per_s",
+        "scope": scope,
+        "value": value,
+        "low": None,
+        "high": None,
+        "qualifier": qualifier,
+        "unit": "tokens/s",
+        "observed_at": when,
+        "retrieved_at": when,
+        "snapshot_id": snapshot_id(source, days_ago),
+        "source_id": source,
+        "tier": SOURCES[source][0],
+        "origin": origin,
+        "role": role,
+        "quote": "q",
+        "workload": None,
+    }
+
+
+@dataclass
+class Snapshot:
+    """A snapshot with no figures of its own (a catalogue, or one whose extraction failed)."""
+
+    source: str
+    days_ago: int
+    status: str = "ok"  # ok, failed or damaged, as core.extractions records it
+
+    @property
+    def id(self) -> str:
+        return snapshot_id(self.source, self.days_ago)
+
+
+@dataclass
+class Warehouse:
+    path: Path
+    observations: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: list[Snapshot] = field(default_factory=list)
+    confirmed: dict[str, datetime] = field(
+        default_factory=dict
+    )  # source: core.sources.confirmed_at
+    as_of: datetime | None = None
+
+    def build(self) -> duckdb.DuckDBPyConnection:
+        con = connect(self.path)
+        ensure_core(con)
+        if self.observations:
+            con.register("obs", pd.DataFrame(self.observations))
+            con.execute("INSERT INTO core.observations BY NAME SELECT * FROM obs")
+            con.unregister("obs")
+        for sid, (tier, kind, days) in SOURCES.items():
+            con.execute(
+                "INSERT INTO core.sources VALUES (?, ?, 'x', NULL, 'https://example.org/' || ?, ?, "
+                "'aa_provider_page', 'weekly', ?, ?)",
+                [sid, kind, sid, tier, days, self.confirmed.get(sid)],
+            )
+        # every snapshot the observations cite was read fine; the others are listed explicitly
+        listed = {s.id: s for s in self.snapshots}
+        for o in self.observations:
+            listed.setdefault(o["snapshot_id"], Snapshot(o["source_id"], _days(o["retrieved_at"])))
+        for snap in listed.values():
+            when = DAY - timedelta(days=snap.days_ago)
+            con.execute(
+                "INSERT INTO core.snapshots VALUES (?, ?, 'https://example.org/' || ?, ?, "
+                "repeat('0', 64), 1, 'text/html', 'bundled', NULL)",
+                [snap.id, snap.source, snap.id, when],
+            )
+            con.execute(
+                "INSERT INTO core.extractions "
+                "VALUES (?, ?, 'aa_provider_page', '1', ?, ?, 0, NULL)",
+                [snap.id, snap.source, snap.status, None if snap.status == "ok" else "broken"],
+            )
+        data_date = max(DAY - timedelta(days=s.days_ago) for s in listed.values())
+        con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [self.as_of, data_date])
+        apply_marts(con)
+        return con
+
+
+def _days(when: datetime) -> int:
+    return (DAY - when).days
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict]:
+    cursor = con.execute(sql, params or [])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
