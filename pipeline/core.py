@@ -218,7 +218,8 @@ def build_core(
     warehouse keeps the previous build. `outcomes` are the fetch logs' records, each source's
     oldest first (they feed core.fetch_outcomes and mart.source_health). `snapshots` is the
     whole history (core.snapshots); `in_scope` the ids the build reads (up to its --as-of bound),
-    the only ones with observations.
+    the only ones with observations. The data date is the newest of those that were read
+    successfully; `data_date` (the inventory's newest) stands in only when none was.
 
     Observations, the one large table, are appended: when what they are derived from (label
     resolutions, reviewed claims, source tiers, the core SQL) is unchanged since the last build,
@@ -282,6 +283,11 @@ def build_core(
         pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
             con.execute(path.read_text(encoding="utf-8"))
+        # a damaged or unreadable snapshot is not used, so it cannot date the build either
+        used = con.execute(
+            "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"
+        ).fetchone()
+        data_date = used[0] if used and used[0] is not None else data_date
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
         counts = {

@@ -85,6 +85,24 @@ def test_bytes_changed_in_place_are_noticed_and_the_snapshot_is_left_out(built, 
     assert loaded == [(0,)]
 
 
+def test_a_damaged_snapshot_does_not_date_the_build(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 30, 8, tzinfo=UTC),
+    )
+    newest = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1]
+    path = SnapshotStore(settings.raw_dir).path_of(newest)
+    path.write_bytes(path.read_bytes().replace(b"990", b"999"))
+    outcome = execute(settings)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    (data_date,) = _query(settings, "SELECT data_date FROM core.build_state")[0]
+    assert data_date == datetime(2026, 11, 29, tzinfo=UTC)  # the newest snapshot read whole
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+
+
 def test_a_deleted_warehouse_is_built_again_not_reported_current(built, tmp_path):
     settings = copy_of(built, tmp_path)
     before = release_bytes(settings)
