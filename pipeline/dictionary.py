@@ -13,6 +13,7 @@ import duckdb
 from pipeline.core import ensure_core
 from pipeline.marts import apply_marts
 from pipeline.staging import ensure_staging
+from pipeline.warehouse import catalog_objects
 
 # Analysts read mart first; core holds the history the views are built on.
 SCHEMAS = (
@@ -55,18 +56,6 @@ def _cell(text: object) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")  # <source_id> is not an HTML tag
 
 
-def _objects(con: duckdb.DuckDBPyConnection, schema: str, kind: str) -> list[tuple[str, str]]:
-    catalog, name = (
-        ("duckdb_views()", "view_name") if kind == "view" else ("duckdb_tables()", "table_name")
-    )
-    return con.execute(
-        f"SELECT {name}, coalesce(comment, '') FROM {catalog} "
-        "WHERE schema_name = ? AND database_name = current_database() AND NOT internal "
-        f"ORDER BY {name}",
-        [schema],
-    ).fetchall()
-
-
 def _columns(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> list[tuple]:
     return con.execute(
         "SELECT column_name, data_type, is_nullable, coalesce(comment, '') "
@@ -83,7 +72,7 @@ def render_dictionary(con: duckdb.DuckDBPyConnection) -> str:
     sections: list[str] = []
     for schema, kind, about in SCHEMAS:
         sections.append(f"## Schema `{schema}`\n\nThe {kind}s of `{schema}`: {about}.\n")
-        for name, comment in _objects(con, schema, kind):
+        for name, comment in catalog_objects(con, schema, kind):
             qualified = f"{schema}.{name}"
             anchor = qualified.replace(".", "")  # GitHub drops the dot from heading anchors
             contents.append(f"| [`{qualified}`](#{anchor}) | {kind} | {_cell(comment)} |")

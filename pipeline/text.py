@@ -195,7 +195,9 @@ def _unescape(value: str) -> str:
     return value.replace("&amp;", "&")
 
 
-def _truncate(value: str, max_length: int) -> str:
+def shorten(value: str, max_length: int) -> str:
+    """At most `max_length` characters, ending in an ellipsis when cut: how a long label is kept
+    and how a huge cell is quoted in an error without flooding the log."""
     if len(value) <= max_length:
         return value
     cut = max_length - 1
@@ -231,7 +233,7 @@ def clean_text(value: str, max_length: int = 500) -> str:
     if value.isascii() and "<" not in value and "&" not in value:
         collapsed = " ".join(value.split())
         if collapsed.isprintable():
-            return _truncate(collapsed, max_length) if len(collapsed) > max_length else collapsed
+            return shorten(collapsed, max_length) if len(collapsed) > max_length else collapsed
     # Invisible characters go first so that they cannot disguise a tag ('<\u200bscript>').
     value = strip_invisible(value)
     if "<" in value:
@@ -244,7 +246,7 @@ def clean_text(value: str, max_length: int = 500) -> str:
         part = value[:window]
         text = _decode_and_normalise(part)
         if len(part) == len(value) or len(text) > max_length + _WINDOW_MARGIN:
-            return _truncate(text, max_length)
+            return shorten(text, max_length)
         window *= _WINDOW_GROWTH
 
 

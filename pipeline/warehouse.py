@@ -19,3 +19,18 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con
+
+
+def catalog_objects(
+    con: duckdb.DuckDBPyConnection, schema: str, kind: str
+) -> list[tuple[str, str]]:
+    """(name, comment) of every table or view (`kind`) of a schema in this database, by name."""
+    catalog, name = (
+        ("duckdb_views()", "view_name") if kind == "view" else ("duckdb_tables()", "table_name")
+    )
+    return con.execute(
+        f"SELECT {name}, coalesce(comment, '') FROM {catalog} "
+        "WHERE schema_name = ? AND database_name = current_database() AND NOT internal "
+        f"ORDER BY {name}",
+        [schema],
+    ).fetchall()

@@ -6,7 +6,7 @@ import re
 
 from pipeline.extract.base import SnapshotInput
 from pipeline.normalise.numbers import FigureError, parse_figure
-from pipeline.text import clean_text
+from pipeline.text import clean_text, shorten
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
 # Most cells are a bare number ('691', '1,753.0'): read those without the general parser.
@@ -28,7 +28,7 @@ def cell_number(
         return float(plain.group(1).replace(",", ""))
     if text.strip().casefold() in MISSING:
         return None
-    shown = text if len(text) <= 60 else text[:59] + "…"  # a huge cell must not flood the log
+    shown = shorten(text, 60)
     try:
         figure = parse_figure(text)
     except FigureError as error:

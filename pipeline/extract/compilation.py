@@ -11,7 +11,7 @@ from pipeline.extract.html import Table, describe_tables, element_text, parse_ht
 from pipeline.normalise.numbers import Figure, FigureError, parse_figure
 from pipeline.reviewed import file_digest
 from pipeline.settings import METADATA_DIR
-from pipeline.text import page_text, safe_url
+from pipeline.text import page_text, safe_url, shorten
 
 _CONTEXT = re.compile(r"\(([^()]*\b(?:t/s|tok/s|tokens)\b[^()]*)\)\s*$", re.IGNORECASE)
 _MODEL_CLASS = re.compile(r"^\d+(?:\.\d+)?[BM]-class$", re.IGNORECASE)
@@ -19,8 +19,7 @@ _TIER = re.compile(r"\bT([123])\b")
 
 
 def _shown(text: str) -> str:
-    """A cell as quoted in an error: a huge cell must not flood the log."""
-    return repr(text if len(text) <= 60 else text[:59] + "…")
+    return repr(shorten(text, 60))
 
 
 def _figure(snapshot: SnapshotInput, text: str, where: str, *, context: bool = False) -> Figure:

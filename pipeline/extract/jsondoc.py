@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from pipeline.extract.base import SnapshotInput
+from pipeline.text import shorten
 
 
 class _DuplicateKey(ValueError):
@@ -32,7 +33,7 @@ def load_json(snapshot: SnapshotInput) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_object)
     except _DuplicateKey as error:
-        key = error.key if len(error.key) <= 80 else error.key[:79] + "…"
+        key = shorten(error.key, 80)
         raise snapshot.fail(
             f"key {key!r} appears twice in one JSON object: expected it once"
         ) from None

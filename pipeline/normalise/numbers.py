@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from pipeline.text import strip_invisible
+from pipeline.text import shorten, strip_invisible
 
 __all__ = [
     "MAX_DIGITS",
@@ -116,7 +116,7 @@ class _Amount:
 
 
 def _shown(text: str) -> str:
-    return repr(text if len(text) <= 80 else text[:77] + "...")
+    return repr(shorten(text, 80))
 
 
 def _error(text: str, why: str) -> FigureError:

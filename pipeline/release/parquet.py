@@ -6,8 +6,8 @@ Layout under the folder given:
     core/observations/observed_month=YYYY-MM/data_0.parquet observations, Hive-partitioned by the
                                                             UTC month of observed_at
     mart/<view>.parquet                                     every mart view, as of the build
-                                                            (but the two that only restate
-                                                            core.observations row for row)
+                                                            (but NOT_EXPORTED: the views that
+                                                            restate core.observations)
 
 Rows are sorted (observations by their id, other tables on every column), so the same warehouse
 gives the same files, byte for byte (for the same DuckDB version, which the files name in their
@@ -30,6 +30,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.schema.ddl import quote_literal
+from pipeline.warehouse import catalog_objects
 
 PARTITIONED = {"observations": "observed_at"}
 PARTITION_COLUMN = "observed_month"
@@ -42,15 +43,7 @@ NOT_EXPORTED = {"observations_as_of", "observation_pairs", "figure_history"}
 
 
 def _names(con: duckdb.DuckDBPyConnection, kind: str, schema: str) -> list[str]:
-    catalog = "duckdb_tables()" if kind == "table" else "duckdb_views()"
-    name = "table_name" if kind == "table" else "view_name"
-    rows = con.execute(
-        f"SELECT {name} FROM {catalog} "
-        "WHERE schema_name = ? AND database_name = current_database() AND NOT internal "
-        f"ORDER BY {name}",
-        [schema],
-    ).fetchall()
-    return [row[0] for row in rows]
+    return [name for name, _ in catalog_objects(con, schema, kind)]
 
 
 def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path, order: str = "ALL") -> int:
