@@ -243,21 +243,40 @@ def build_core(
     append = previous is not None and previous[0] == key
     con.execute("BEGIN TRANSACTION")
     try:
+        # staging.derived_snapshots: what the loaded observations were derived from
+        con.execute("CREATE TABLE IF NOT EXISTS staging.derived_snapshots (snapshot_id VARCHAR)")
         if append:
             # core.extractions still holds what the loaded observations were read with: a
             # snapshot a newer parser read again is derived again, like an unloaded one
             con.execute(
-                "DELETE FROM core.observations WHERE snapshot_id NOT IN "
-                "(SELECT snapshot_id FROM build_scope) "
-                "OR snapshot_id IN (SELECT s.snapshot_id FROM staging.extractions s "
+                "DELETE FROM staging.derived_snapshots WHERE snapshot_id IN "
+                "(SELECT s.snapshot_id FROM staging.extractions s "
                 "JOIN core.extractions c USING (snapshot_id) "
                 "WHERE s.parser_version <> c.parser_version)"
             )
+            con.execute(
+                "CREATE OR REPLACE TABLE staging.observation_scope AS "
+                "SELECT snapshot_id FROM build_scope "
+                "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM staging.derived_snapshots)"
+            )
+            # two deletes, not one with OR: each stays an anti- or semi-join
+            con.execute(
+                "DELETE FROM core.observations "
+                "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
+            )
+            con.execute(
+                "DELETE FROM core.observations "
+                "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
+            )
+        else:
+            con.execute(
+                "CREATE OR REPLACE TABLE staging.observation_scope AS "
+                "SELECT snapshot_id FROM build_scope"
+            )
+            con.execute("DELETE FROM core.observations")
         for name in CORE_TABLES:
             if name != "observations":
                 con.execute(f"DELETE FROM core.{name}")
-        else:
-            con.execute("DELETE FROM core.observations")
         _insert(con, "core.sources", sources_frame)
         _insert(con, "core.snapshots", _snapshots_frame(snapshots))
         _insert(con, "core.providers", providers)
@@ -267,15 +286,6 @@ def build_core(
         _replace(con, "staging.label_resolution", labels.resolutions)
         _replace(con, "staging.reviewed_claims", claims_frame)
         _replace(con, "staging.platform_sources", platform_sources)
-        con.execute(
-            "CREATE OR REPLACE TABLE staging.observation_scope AS "
-            "SELECT snapshot_id FROM build_scope"
-            + (
-                " WHERE snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
-                if append
-                else ""
-            )
-        )
         appended = [
             row[0]
             for row in con.execute("SELECT snapshot_id FROM staging.observation_scope").fetchall()
@@ -288,6 +298,10 @@ def build_core(
             "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"
         ).fetchone()
         data_date = used[0] if used and used[0] is not None else data_date
+        con.execute(
+            "CREATE OR REPLACE TABLE staging.derived_snapshots AS "
+            "SELECT snapshot_id FROM build_scope"
+        )
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
         counts = {

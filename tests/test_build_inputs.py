@@ -1,5 +1,6 @@
-"""What a build reads, and when it must read it again: a parser's new version, bytes changed in
-place, a deleted warehouse, a parser bug in one snapshot, names past the --as-of bound."""
+"""What a build reads, and when it must read it again: one new snapshot, a parser's new
+version, bytes changed in place, a deleted warehouse, a parser bug in one snapshot, names past
+the --as-of bound."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from test_build import AA_PAGE, add_page, copy_of, release_bytes
 
 from pipeline.extract import PARSERS
 from pipeline.extract.base import Parser, SnapshotInput
+from pipeline.progress import set_reporter
 from pipeline.runner import execute
 from pipeline.settings import Settings
 from pipeline.snapshots import SnapshotStore
@@ -36,6 +38,31 @@ def _aa_speeds(settings: Settings) -> dict[str, float]:
 
 def _swap_parser(monkeypatch: pytest.MonkeyPatch, version: str, parse) -> None:
     monkeypatch.setitem(PARSERS, AA, dataclasses.replace(PARSERS[AA], version=version, parse=parse))
+
+
+def test_one_new_snapshot_derives_only_its_own_observations(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    before = _query(settings, "SELECT count(*) FROM core.observations")[0][0]
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 30, 8, tzinfo=UTC),
+    )
+    lines: list[str] = []
+    set_reporter(lines.append)
+    try:
+        outcome = execute(settings)
+    finally:
+        set_reporter(None)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    derived = [line for line in lines if "core: observations derived for" in line]
+    assert len(derived) == 1 and derived[0].endswith(" 1 snapshot(s)"), lines
+    after = _query(settings, "SELECT count(*) FROM core.observations")[0][0]
+    assert after > before  # the new page's rows were added, the others kept
+    assert _query(
+        settings, "SELECT count(*) - count(DISTINCT observation_id) FROM core.observations"
+    ) == [(0,)]
 
 
 def test_a_new_parser_version_derives_the_observations_again(built, tmp_path, monkeypatch):

@@ -249,8 +249,13 @@ def core_tables(
                     r for source_id in sources for r in read_outcomes(settings.raw_dir, source_id)
                 ],
             )
+        derived = "all" if loaded.appended is None else len(loaded.appended)
+        report(f"core: observations derived for {derived} snapshot(s)")
         for name, count in loaded.counts.items():
-            yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata={"rows": count})
+            metadata: dict[str, object] = {"rows": count}
+            if name == "observations":
+                metadata["snapshots_derived"] = str(derived)
+            yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata=metadata)
         with timing.stage("validate"):
             checks = [
                 _validate_table(con, name, model, loaded.appended)
