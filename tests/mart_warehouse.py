@@ -21,6 +21,8 @@ SOURCES = {  # id: (tier, kind, max_age_days)
     "bench-b": ("T1", "benchmark", 7),
     "compiled": ("T2", "compilation", 31),
     "catalogue": ("T1", "platform_doc", 7),
+    "vendor": ("T2", "claim", 366),
+    "press": ("T3", "claim", 366),
 }
 
 

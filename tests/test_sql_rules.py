@@ -1,94 +1,16 @@
 """The selection rules in sql/mart, on small hand-made warehouses: tier and date precedence,
 corroboration and disagreement, staleness, and the headline rule."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-import pandas as pd
 import pytest
-
-from pipeline.core import ensure_core
-from pipeline.marts import apply_marts
-from pipeline.warehouse import connect
-
-DAY = datetime(2026, 11, 29, tzinfo=UTC)
-SOURCES = {  # id: (tier, kind, max_age_days)
-    "bench-a": ("T1", "benchmark", 7),
-    "bench-b": ("T1", "benchmark", 7),
-    "compiled": ("T2", "compilation", 31),
-    "vendor": ("T2", "claim", 366),
-    "press": ("T3", "claim", 366),
-}
-
-
-def observation(
-    source: str,
-    value: float,
-    *,
-    days_ago: int = 0,
-    provider: str = "p",
-    model: str = "m",
-    precision: str = "unknown",
-    service_tier: str = "standard",
-    effort: str | None = None,
-    scope: str = "live_median",
-    role: str = "measured",
-    origin: str = "aa_endpoints",
-    qualifier: str | None = None,
-    n: int = 0,
-) -> dict:
-    when = DAY - timedelta(days=days_ago)
-    return {
-        "observation_id": "-".join(
-            map(str, (source, provider, model, precision, service_tier, effort, days_ago, role, n))
-        ),
-        "endpoint_id": f"{provider}/{model}/{precision}/{service_tier}/{effort or '-'}",
-        "provider_id": provider,
-        "model_id": model,
-        "precision": precision,
-        "service_tier": service_tier,
-        "reasoning_effort": effort,
-        "metric": "output_tokens_per_s",
-        "scope": scope,
-        "value": value,
-        "low": None,
-        "high": None,
-        "qualifier": qualifier,
-        "unit": "tokens/s",
-        "observed_at": when,
-        "retrieved_at": when,
-        "snapshot_id": f"{source}/{days_ago}.html",
-        "source_id": source,
-        "tier": SOURCES[source][0],
-        "origin": origin,
-        "role": role,
-        "quote": "q",
-        "workload": None,
-    }
+from mart_warehouse import DAY, Warehouse, observation
 
 
 @pytest.fixture
 def warehouse(tmp_path):
     def make(observations: list[dict], as_of: datetime | None = None):
-        con = connect(tmp_path / "rules.duckdb")
-        ensure_core(con)
-        frame = pd.DataFrame(observations)
-        con.register("obs", frame)
-        con.execute("INSERT INTO core.observations BY NAME SELECT * FROM obs")
-        for sid, (tier, kind, days) in SOURCES.items():
-            con.execute(
-                "INSERT INTO core.sources VALUES (?, ?, 'x', NULL, 'https://example.org/' || ?, ?, "
-                "'aa_provider_page', 'weekly', ?, NULL)",
-                [sid, kind, sid, tier, days],
-            )
-        con.execute(
-            "INSERT INTO core.snapshots SELECT DISTINCT snapshot_id, source_id, "
-            "'https://example.org/' || snapshot_id, retrieved_at, repeat('0', 64), 1, 'text/html', "
-            "'bundled', NULL FROM core.observations"
-        )
-        data_date = max(o["retrieved_at"] for o in observations)
-        con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [as_of, data_date])
-        apply_marts(con)
-        return con
+        return Warehouse(tmp_path / "rules.duckdb", observations, as_of=as_of).build()
 
     return make
 
