@@ -3,6 +3,7 @@
 import duckdb
 
 from pipeline.dictionary import current_dictionary, render_dictionary
+from pipeline.marts import PASS_THROUGH
 from pipeline.settings import DICTIONARY_PATH
 
 
@@ -49,3 +50,18 @@ def test_check_reports_an_outdated_file_and_writing_fixes_it(cli, tmp_path):
     result = cli("dictionary", "--check", "--output", str(path))
     assert (result.status, result.out.strip()) == (0, f"{path} is up to date")
     assert cli("dictionary", "--output", str(path)).out.strip() == f"{path} unchanged"
+
+
+def test_passed_through_columns_say_what_their_source_says(built):
+    with duckdb.connect(str(built.database), read_only=True) as con:
+        for relation, upstream in PASS_THROUGH:
+            pairs = con.execute(
+                "SELECT c.column_name, c.comment, u.comment FROM duckdb_columns() AS c "
+                "JOIN duckdb_columns() AS u USING (column_name) "
+                "WHERE c.schema_name || '.' || c.table_name = ? "
+                "AND u.schema_name || '.' || u.table_name = ?",
+                [relation, upstream],
+            ).fetchall()
+            assert len(pairs) >= 20, relation  # the observation columns are all passed through
+            for column, comment, source in pairs:
+                assert comment and comment == source, f"{relation}.{column}"

@@ -1,6 +1,7 @@
 -- Column comments for the views defined in 00-20 (and for core.build_state, which has no Pandera
 -- model). They follow those files so that a view replaced there gets its comments back; the
--- data dictionary (sql/DATA_DICTIONARY.md) is generated from them.
+-- data dictionary (sql/DATA_DICTIONARY.md) is generated from them. Columns a view passes through
+-- from core.observations take that table's comments (pipeline/marts.py, PASS_THROUGH).
 
 COMMENT ON TABLE core.build_state IS 'One row: the as-of bound and data date of the last core build.';
 COMMENT ON COLUMN core.build_state.as_of IS 'the --as-of bound of the build; null for every snapshot';
@@ -9,29 +10,6 @@ COMMENT ON COLUMN core.build_state.fingerprint IS 'hash of what observations wer
 
 COMMENT ON VIEW mart.observation_pairs IS
     'Pairs of figures from different sources on comparable endpoints, same metric and scope, observed within 7 days; each pair appears in both orders.';
-COMMENT ON COLUMN mart.observations_as_of.observation_id IS 'the figure in core.observations (a stable hash of its origin)';
-COMMENT ON COLUMN mart.observations_as_of.endpoint_id IS 'provider/model/precision/service_tier/reasoning_effort';
-COMMENT ON COLUMN mart.observations_as_of.provider_id IS 'inference provider';
-COMMENT ON COLUMN mart.observations_as_of.model_id IS 'canonical model';
-COMMENT ON COLUMN mart.observations_as_of.precision IS 'variant: precision, unknown when the source does not state it';
-COMMENT ON COLUMN mart.observations_as_of.service_tier IS 'variant: service tier (standard, turbo, fast, latency-optimized, reference)';
-COMMENT ON COLUMN mart.observations_as_of.reasoning_effort IS 'variant: reasoning effort (low, medium, high); null when not stated';
-COMMENT ON COLUMN mart.observations_as_of.metric IS 'output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok';
-COMMENT ON COLUMN mart.observations_as_of.scope IS 'live_median, peak_per_user or aggregate: never compared across';
-COMMENT ON COLUMN mart.observations_as_of.value IS 'the figure, in unit; null for a range';
-COMMENT ON COLUMN mart.observations_as_of.low IS 'range low end, in unit';
-COMMENT ON COLUMN mart.observations_as_of.high IS 'range high end, in unit';
-COMMENT ON COLUMN mart.observations_as_of.qualifier IS 'approx, at_least, up_to, range; null when exact';
-COMMENT ON COLUMN mart.observations_as_of.unit IS 'tokens/s, s or USD per 1M tokens';
-COMMENT ON COLUMN mart.observations_as_of.observed_at IS 'when the figure was observed';
-COMMENT ON COLUMN mart.observations_as_of.retrieved_at IS 'when its snapshot was retrieved';
-COMMENT ON COLUMN mart.observations_as_of.snapshot_id IS 'raw snapshot it comes from, <source_id>/<file>';
-COMMENT ON COLUMN mart.observations_as_of.source_id IS 'registry id of the source';
-COMMENT ON COLUMN mart.observations_as_of.tier IS 'tier of the source: T1, T2 or T3';
-COMMENT ON COLUMN mart.observations_as_of.origin IS 'staged frame it came from';
-COMMENT ON COLUMN mart.observations_as_of.role IS 'how the source presents it: measured (benchmark), headline, context or row (compilation), claim';
-COMMENT ON COLUMN mart.observations_as_of.quote IS 'the figure as the source wrote it';
-COMMENT ON COLUMN mart.observations_as_of.workload IS 'benchmark workload, JSON';
 COMMENT ON COLUMN mart.observations_as_of.fresh_as_of IS 'observed_at, or later when a fetch re-confirmed the source''s newest snapshot unchanged by the as-of time';
 COMMENT ON COLUMN mart.observations_as_of.stale IS 'a live median whose fresh_as_of is older than its source''s cadence allows, measured from the build''s data date';
 
@@ -61,65 +39,11 @@ COMMENT ON COLUMN mart.observation_pairs.a_observed_at IS 'when side a was obser
 COMMENT ON COLUMN mart.observation_pairs.b_observed_at IS 'when side b was observed';
 COMMENT ON COLUMN mart.observation_pairs.disagree IS 'the larger figure is more than 10% above the smaller';
 
-COMMENT ON COLUMN mart.current_figures.observation_id IS 'the figure in core.observations (a stable hash of its origin)';
-COMMENT ON COLUMN mart.current_figures.endpoint_id IS 'provider/model/precision/service_tier/reasoning_effort';
-COMMENT ON COLUMN mart.current_figures.provider_id IS 'inference provider';
-COMMENT ON COLUMN mart.current_figures.model_id IS 'canonical model';
-COMMENT ON COLUMN mart.current_figures.precision IS 'variant: precision, unknown when the source does not state it';
-COMMENT ON COLUMN mart.current_figures.service_tier IS 'variant: service tier (standard, turbo, fast, latency-optimized, reference)';
-COMMENT ON COLUMN mart.current_figures.reasoning_effort IS 'variant: reasoning effort (low, medium, high); null when not stated';
-COMMENT ON COLUMN mart.current_figures.metric IS 'output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok';
-COMMENT ON COLUMN mart.current_figures.scope IS 'live_median, peak_per_user or aggregate: never compared across';
-COMMENT ON COLUMN mart.current_figures.value IS 'the figure, in unit; null for a range';
-COMMENT ON COLUMN mart.current_figures.low IS 'range low end, in unit';
-COMMENT ON COLUMN mart.current_figures.high IS 'range high end, in unit';
-COMMENT ON COLUMN mart.current_figures.qualifier IS 'approx, at_least, up_to, range; null when exact';
-COMMENT ON COLUMN mart.current_figures.unit IS 'tokens/s, s or USD per 1M tokens';
-COMMENT ON COLUMN mart.current_figures.observed_at IS 'when the figure was observed';
-COMMENT ON COLUMN mart.current_figures.retrieved_at IS 'when its snapshot was retrieved';
-COMMENT ON COLUMN mart.current_figures.snapshot_id IS 'raw snapshot it comes from, <source_id>/<file>';
-COMMENT ON COLUMN mart.current_figures.source_id IS 'registry id of the source';
-COMMENT ON COLUMN mart.current_figures.tier IS 'tier of the source: T1, T2 or T3';
-COMMENT ON COLUMN mart.current_figures.origin IS 'staged frame it came from';
-COMMENT ON COLUMN mart.current_figures.role IS 'how the source presents it: measured (benchmark), headline, context or row (compilation), claim';
-COMMENT ON COLUMN mart.current_figures.quote IS 'the figure as the source wrote it';
-COMMENT ON COLUMN mart.current_figures.workload IS 'benchmark workload, JSON';
-COMMENT ON COLUMN mart.current_figures.fresh_as_of IS 'observed_at, or later when a fetch re-confirmed the source''s newest snapshot unchanged by the as-of time';
-COMMENT ON COLUMN mart.current_figures.stale IS 'a live median whose fresh_as_of is older than its source''s cadence allows, measured from the build''s data date';
 COMMENT ON COLUMN mart.current_figures.corroborating_sources IS 'how many other sources give a comparable figure within 10%, observed within 7 days';
 COMMENT ON COLUMN mart.current_figures.corroborated_by IS 'those sources';
 COMMENT ON COLUMN mart.current_figures.disputed_by IS 'sources whose comparable figure differs by more than 10%, observed within 7 days';
 COMMENT ON COLUMN mart.current_figures.source_url IS 'address of the snapshot';
 
-COMMENT ON COLUMN mart.provider_headline.observation_id IS 'the figure in core.observations (a stable hash of its origin)';
-COMMENT ON COLUMN mart.provider_headline.endpoint_id IS 'provider/model/precision/service_tier/reasoning_effort';
-COMMENT ON COLUMN mart.provider_headline.provider_id IS 'inference provider';
-COMMENT ON COLUMN mart.provider_headline.model_id IS 'canonical model';
-COMMENT ON COLUMN mart.provider_headline.precision IS 'variant: precision, unknown when the source does not state it';
-COMMENT ON COLUMN mart.provider_headline.service_tier IS 'variant: service tier (standard, turbo, fast, latency-optimized, reference)';
-COMMENT ON COLUMN mart.provider_headline.reasoning_effort IS 'variant: reasoning effort (low, medium, high); null when not stated';
-COMMENT ON COLUMN mart.provider_headline.metric IS 'output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok';
-COMMENT ON COLUMN mart.provider_headline.scope IS 'live_median, peak_per_user or aggregate: never compared across';
-COMMENT ON COLUMN mart.provider_headline.value IS 'the figure, in unit; null for a range';
-COMMENT ON COLUMN mart.provider_headline.low IS 'range low end, in unit';
-COMMENT ON COLUMN mart.provider_headline.high IS 'range high end, in unit';
-COMMENT ON COLUMN mart.provider_headline.qualifier IS 'approx, at_least, up_to, range; null when exact';
-COMMENT ON COLUMN mart.provider_headline.unit IS 'tokens/s, s or USD per 1M tokens';
-COMMENT ON COLUMN mart.provider_headline.observed_at IS 'when the figure was observed';
-COMMENT ON COLUMN mart.provider_headline.retrieved_at IS 'when its snapshot was retrieved';
-COMMENT ON COLUMN mart.provider_headline.snapshot_id IS 'raw snapshot it comes from, <source_id>/<file>';
-COMMENT ON COLUMN mart.provider_headline.source_id IS 'registry id of the source';
-COMMENT ON COLUMN mart.provider_headline.tier IS 'tier of the source: T1, T2 or T3';
-COMMENT ON COLUMN mart.provider_headline.origin IS 'staged frame it came from';
-COMMENT ON COLUMN mart.provider_headline.role IS 'how the source presents it: measured (benchmark), headline, context or row (compilation), claim';
-COMMENT ON COLUMN mart.provider_headline.quote IS 'the figure as the source wrote it';
-COMMENT ON COLUMN mart.provider_headline.workload IS 'benchmark workload, JSON';
-COMMENT ON COLUMN mart.provider_headline.fresh_as_of IS 'observed_at, or later when a fetch re-confirmed the source''s newest snapshot unchanged by the as-of time';
-COMMENT ON COLUMN mart.provider_headline.stale IS 'a live median whose fresh_as_of is older than its source''s cadence allows, measured from the build''s data date';
-COMMENT ON COLUMN mart.provider_headline.corroborating_sources IS 'how many other sources give a comparable figure within 10%, observed within 7 days';
-COMMENT ON COLUMN mart.provider_headline.corroborated_by IS 'those sources';
-COMMENT ON COLUMN mart.provider_headline.disputed_by IS 'sources whose comparable figure differs by more than 10%, observed within 7 days';
-COMMENT ON COLUMN mart.provider_headline.source_url IS 'address of the snapshot';
 COMMENT ON COLUMN mart.provider_headline.reference_source_id IS 'compilation whose newest headline names the provider''s reference model; null without one';
 COMMENT ON COLUMN mart.provider_headline.reference_snapshot_id IS 'that compilation''s snapshot';
 COMMENT ON COLUMN mart.provider_headline.on_reference IS 'the figure is on the reference model (and on its variant, where the compilation states one)';
