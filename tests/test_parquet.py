@@ -3,6 +3,7 @@ the warehouse's rows, and the same warehouse writes the same bytes."""
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -136,3 +137,19 @@ def test_unchanged_months_are_linked_from_the_earlier_release(warehouse, written
     changed = f"core/observations/observed_month={month}/data_0.parquet"
     assert (third / changed).stat().st_ino != (first / changed).stat().st_ino
     assert (third / changed).read_bytes() == (first / changed).read_bytes()
+
+
+@pytest.mark.parametrize("damaged", ["[]", "null", '"x"', "{not json", ""])
+def test_a_damaged_partition_index_means_every_month_is_written_again(
+    warehouse, written, tmp_path, damaged
+):
+    first, counts = written
+    earlier = tmp_path / "earlier"
+    shutil.copytree(first, earlier)
+    (earlier / "core/observations/_partitions.json").write_text(damaged)
+    again = tmp_path / "again"
+    assert write_parquet(warehouse, again, reuse_from=earlier) == counts
+    for path in counts:
+        if path.startswith("core/observations/observed_month="):
+            assert (again / path).stat().st_ino != (earlier / path).stat().st_ino, path
+            assert (again / path).read_bytes() == (earlier / path).read_bytes()

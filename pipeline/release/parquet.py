@@ -91,9 +91,10 @@ def _previous_index(folder: Path | None) -> dict[str, list[int]]:
     if folder is None:
         return {}
     try:
-        return json.loads((folder / PARTITION_INDEX).read_text(encoding="utf-8"))
+        index = json.loads((folder / PARTITION_INDEX).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return index if isinstance(index, dict) else {}  # damaged: every month is written again
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

@@ -18,13 +18,11 @@ Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.faults import pause_point
+from pipeline.locking import wait_for_flock
 from pipeline.release.changelog import compare, render_markdown, summary_line
-from pipeline.release.contracts import EXPORT_FILES, check, schema_path, validate_directory
+from pipeline.release.contracts import EXPORT_FILES, check, schema_path
 from pipeline.release.datapackage import build_datapackage, resource_hash
 from pipeline.release.jsonio import dumps
 
@@ -93,12 +92,6 @@ def latest_version(exports_dir: Path) -> str | None:
             return target
     versions = list_versions(exports_dir)
     return versions[-1] if versions else None
-
-
-def previous_version(versions: Sequence[str], version: str) -> str | None:
-    """The newest of `versions` that sorts before `version`."""
-    earlier = [v for v in versions if version_key(v) < version_key(version)]
-    return max(earlier, key=version_key) if earlier else None
 
 
 def base_version(data_date: datetime) -> str:
@@ -318,8 +311,9 @@ def write_release(
         pause_point("written", PAUSE_ENV)
         for callback in populate:
             callback(staging, version)
+        # the exports were checked against their schemas when rendered; the hashes prove these
+        # are those bytes, whatever a populate callback did
         found = release_problems(staging)
-        found += [p for problems in validate_directory(staging).values() for p in problems]
         if found:
             raise PublishError(f"release {version} failed its final check: " + "; ".join(found))
         for path in staging.rglob("*"):
@@ -346,18 +340,11 @@ def write_release(
 def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None]:
     """One publisher at a time per exports folder: an flock on the folder itself."""
     handle = os.open(exports_dir, os.O_RDONLY)
-    deadline = time.monotonic() + wait_seconds
     try:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise PublishError(
-                        f"another build is publishing into {exports_dir}; try again when it ends"
-                    ) from None
-                time.sleep(0.2)
+        if not wait_for_flock(handle, wait_seconds):
+            raise PublishError(
+                f"another build is publishing into {exports_dir}; try again when it ends"
+            )
         yield
     finally:
         os.close(handle)
