@@ -237,9 +237,21 @@ def test_text_from_the_data_cannot_break_the_markdown_tables(release, later):
     assert row.startswith("| Groq \\| Inc new line | Llama 3.3 70B |")
 
 
-def test_changes_are_deterministic(release, later):
+def _records_reversed(value):
+    """The same document with every list of records (providers, figures, snapshots...) in
+    reverse order; lists of plain values keep their order, which can carry meaning."""
+    if isinstance(value, dict):
+        return {key: _records_reversed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        items = [_records_reversed(item) for item in value]
+        return items[::-1] if items and all(isinstance(i, dict) for i in items) else items
+    return value
+
+
+def test_changes_do_not_depend_on_the_order_of_records(release, later):
     groq_llama(later)["value"] = 330.0
-    assert dumps(compare(release, later)) == dumps(compare(release, copy.deepcopy(later)))
+    assert dumps(compare(release, later)) == dumps(compare(release, _records_reversed(later)))
+    assert dumps(compare(release, later)) == dumps(compare(_records_reversed(release), later))
 
 
 @pytest.mark.parametrize(

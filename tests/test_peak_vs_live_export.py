@@ -19,7 +19,7 @@ from mart_warehouse import rows
 
 from pipeline.marts import apply_marts
 from pipeline.release.contracts import EXPORT_FILES, check
-from pipeline.release.exports import ReleaseInfo, build_exports
+from pipeline.release.exports import ReleaseInfo, build_exports, speed_number
 from pipeline.release.preview import render_preview
 from pipeline.release.queries import read_inputs
 from pipeline.settings import Settings
@@ -28,15 +28,6 @@ MAVERICK = "llama-4-maverick"
 AGGREGATE = "nvidia-dgx-b200-llama-4-maverick-aggregate"
 PER_USER_FP8 = "nvidia-dgx-b200-llama-4-maverick-per-user"
 BLACKWELL = "nvidia-blackwell-llama-4-maverick-1038"  # per user, precision not stated
-
-
-def speed(value: float) -> str:
-    """A speed as the preview writes it: '2,314', '25.8', '0.54'."""
-    if value >= 100:
-        return f"{round(value):,}"
-    if value >= 10:
-        return f"{value:,.1f}"
-    return f"{value:,.2f}"
 
 
 def cell_text(element: lxml.html.HtmlElement) -> str:
@@ -80,7 +71,8 @@ def assert_export_mart_and_preview_agree(
         if mart["live_value"] is None:
             assert cell_text(live_cell) == "none", claim_id
         else:
-            assert cell_text(live_cell).startswith(f"{speed(mart['live_value'])} t/s"), claim_id
+            live = speed_number(mart["live_value"])
+            assert cell_text(live_cell).startswith(f"{live} t/s"), claim_id
         assert cell_text(ratio_cell) == (
             "—" if expected_ratio is None else f"{expected_ratio:.2f}×"
         ), claim_id
@@ -89,7 +81,8 @@ def assert_export_mart_and_preview_agree(
             assert fastest == "none", claim_id
         else:
             who = names[mart["fastest_provider_id"]]
-            assert fastest.startswith(f"{speed(mart['fastest_live_value'])} t/s {who}"), claim_id
+            value = speed_number(mart["fastest_live_value"])
+            assert fastest.startswith(f"{value} t/s {who}"), claim_id
             assert mart["fastest_tier"] in fastest.split(), claim_id
             assert ("stale" in fastest) == mart["fastest_stale"], claim_id
     return len(claims)

@@ -18,6 +18,7 @@ from pipeline import timing
 from pipeline.assets.core import MART
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.progress import report
+from pipeline.release.changelog import markdown_table
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
@@ -27,6 +28,7 @@ from pipeline.release.preview import render_preview
 from pipeline.release.publish import Populate, Render, publish_release
 from pipeline.release.queries import read_inputs
 from pipeline.settings import Settings
+from pipeline.snapshots import parse_utc
 from pipeline.warehouse import connect
 
 RELEASE = dg.AssetKey("out_release")
@@ -74,14 +76,12 @@ def _write_pending(warehouse: Path, documents: dict[str, dict[str, Any]]) -> Non
 
 
 def _headline_markdown(document: dict[str, Any]) -> str:
-    lines = ["| provider | headline | tier | stale |", "|---|---|---|---|"]
-    for row in document["providers"]:
-        headline = row["headline"]
-        if headline:
-            lines.append(
-                f"| {row['name']} | {row['display']} | {headline['tier']} | {headline['stale']} |"
-            )
-    return "\n".join(lines)
+    rows = [
+        [row["name"], row["display"], row["headline"]["tier"], row["headline"]["stale"]]
+        for row in document["providers"]
+        if row["headline"]
+    ]
+    return "\n".join(markdown_table(["provider", "headline", "tier", "stale"], rows))
 
 
 @dg.multi_asset(
@@ -149,7 +149,8 @@ def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
     documents = {
         name: json.loads((pending / name).read_text(encoding="utf-8")) for name in EXPORT_FILES
     }
-    data_date = _data_date(settings)
+    # the date the exports were built for, not whatever the warehouse holds by now
+    data_date = parse_utc(documents["inference.json"]["data_date"])
 
     def render(version: str) -> dict[str, dict[str, Any]]:
         return {name: doc | {"version": version} for name, doc in documents.items()}
@@ -175,8 +176,3 @@ def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
             "history_rows_added": len(recorded),
         }
     )
-
-
-def _data_date(settings: Settings) -> datetime:
-    with connect(settings.database, read_only=False) as con:
-        return con.execute("SELECT data_date FROM core.build_state").fetchone()[0]

@@ -539,7 +539,8 @@ def cell(value: Any) -> str:
     return " ".join(text.split())
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+def markdown_table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+    """A Markdown table, every cell escaped, followed by a blank line."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return [*lines, ""]
@@ -597,7 +598,9 @@ def render_markdown(changes: dict[str, Any]) -> str:
         lines += [
             "This is the first release: there is no earlier release to compare it with.",
             "",
-            *_table(["what", "count"], [[k.replace("_", " "), v] for k, v in contents.items()]),
+            *markdown_table(
+                ["what", "count"], [[k.replace("_", " "), v] for k, v in contents.items()]
+            ),
         ]
         return "\n".join(lines).rstrip("\n") + "\n"
     old = changes["from"]
@@ -613,7 +616,7 @@ def render_markdown(changes: dict[str, Any]) -> str:
         ]
     if changes["headlines"]:
         lines += ["## Headlines changed", ""]
-        lines += _table(
+        lines += markdown_table(
             ["provider", "before", "after", "change"],
             [
                 [
@@ -628,7 +631,7 @@ def render_markdown(changes: dict[str, Any]) -> str:
     figure = changes["figures"]
     if figure["changed"]:
         lines += ["## Figures changed", ""]
-        lines += _table(
+        lines += markdown_table(
             [
                 "provider",
                 "model",
@@ -662,7 +665,7 @@ def render_markdown(changes: dict[str, Any]) -> str:
     headers = ["provider", "model", "variant", "metric", "scope", "figure", "tier", "source"]
     for key, title in (("added", "Figures added"), ("removed", "Figures removed")):
         if figure[key]:
-            lines += [f"## {title}", "", *_table(headers, _figure_rows(figure[key]))]
+            lines += [f"## {title}", "", *markdown_table(headers, _figure_rows(figure[key]))]
     for key, title in (
         ("newly_stale", "Newly stale figures"),
         ("fresh_again", "Figures fresh again"),
@@ -671,7 +674,7 @@ def render_markdown(changes: dict[str, Any]) -> str:
             lines += [
                 f"## {title}",
                 "",
-                *_table(headers, _figure_rows(changes["stale"][key], "new")),
+                *markdown_table(headers, _figure_rows(changes["stale"][key], "new")),
             ]
     for section, title, columns in (
         ("providers", "Providers", ["id", "name"]),
@@ -684,12 +687,12 @@ def render_markdown(changes: dict[str, Any]) -> str:
             entries = changes[section][key]
             if entries:
                 lines += [f"## {title} {key}", ""]
-                lines += _table(columns, [[e.get(c) for c in columns] for e in entries])
+                lines += markdown_table(columns, [[e.get(c) for c in columns] for e in entries])
     for key in ("added", "removed"):
         entries = changes["claims"][key]
         if entries:
             lines += [f"## Claims {key}", ""]
-            lines += _table(
+            lines += markdown_table(
                 ["provider", "model", "figure", "scope", "verified by"],
                 [
                     [
@@ -711,7 +714,7 @@ def render_markdown(changes: dict[str, Any]) -> str:
         entries = changes[section][key]
         if entries:
             lines += [f"## {title}", ""]
-            lines += _table(
+            lines += markdown_table(
                 [label, "field", "before", "after"],
                 [[e[label], d["field"], d["old"], d["new"]] for e in entries for d in e["changes"]],
             )
@@ -725,11 +728,11 @@ def render_markdown(changes: dict[str, Any]) -> str:
             dropped = [s["id"] for s in c["old"] if s["id"] not in new_ids]
             cited = [s["id"] for s in c["new"] if s["id"] not in old_ids]
             rows.append([c["source"], ", ".join(dropped) or None, ", ".join(cited) or None])
-        lines += _table(["source", "no longer cited", "now cited"], rows)
+        lines += markdown_table(["source", "no longer cited", "now cited"], rows)
     for key in ("added", "removed"):
         if snapshots.get(key):
             lines += [f"## Cited snapshots {key}", ""]
-            lines += _table(
+            lines += markdown_table(
                 ["source", "snapshot", "retrieved", "obtained by"],
                 [
                     [s.get("source"), s["id"], _date(s.get("retrieved_at")), s.get("obtained_by")]

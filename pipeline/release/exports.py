@@ -65,13 +65,18 @@ def number(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(float(value), digits)
 
 
+def speed_number(value: float) -> str:
+    """A speed as the exports write it: '321', '2,314', '51.7', '0.54'."""
+    if abs(value) >= 100:
+        return f"{round(value):,}"
+    if abs(value) >= 10:
+        return f"{value:,.1f}"
+    return f"{value:,.2f}"
+
+
 def speed_text(value: float) -> str:
     """A live median as the seed writes it: '~321', '~2,314', '~51.7', '~0.54'."""
-    if value >= 100:
-        return f"~{round(value):,}"
-    if value >= 10:
-        return f"~{value:,.1f}"
-    return f"~{value:,.2f}"
+    return f"~{speed_number(value)}"
 
 
 def variant(record: Record) -> dict[str, Any]:

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from pipeline.release.changelog import POINT_QUALIFIERS, endpoint_id
 from pipeline.release.contracts import EXPORT_FILES
-from pipeline.release.exports import SERVICE_TIER_LABELS
+from pipeline.release.exports import SERVICE_TIER_LABELS, speed_number
 from pipeline.text import safe_url
 
 Doc = Mapping[str, Any]
@@ -182,15 +183,6 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _fmt(value: float) -> str:
-    """Speeds as the exports write them: '2,314', '25.8', '0.54'."""
-    if abs(value) >= 100:
-        return f"{round(value):,}"
-    if abs(value) >= 10:
-        return f"{value:,.1f}"
-    return f"{value:,.2f}"
-
-
 def _date(value: Any) -> str:
     text = _text(value)
     return text[:10] if _DATE.match(text) else text
@@ -337,7 +329,7 @@ def _throughput(inference: Doc) -> str:
         stale = headline.get("stale") is True
         display = _text(headline.get("display")) or _text(provider.get("display"))
         if not display and value is not None:
-            display = f"{_fmt(value)} t/s · {_model_with_variant(headline)}"
+            display = f"{speed_number(value)} t/s · {_model_with_variant(headline)}"
         model = _model_with_variant(headline)
         kind = _text(provider.get("type"))
         stale_chip = (
@@ -383,7 +375,6 @@ def _throughput(inference: Doc) -> str:
 # claim's model at a compatible precision (equal, or unstated on one side), any provider; fresh
 # figures before stale ones, then the fastest, then the best tier, then the endpoint id.
 # tests/test_peak_vs_live_export.py checks the page against the view for every claim.
-_POINT_QUALIFIERS = (None, "approx")
 LiveSpeed = tuple[str, str, Mapping[str, Any]]  # provider name, endpoint id, figure
 
 
@@ -397,19 +388,18 @@ def _live_speeds(inference: Doc) -> list[LiveSpeed]:
                 _number(figure.get("value")) is None
                 or figure.get("metric") != "output_tokens_per_s"
                 or figure.get("scope") != "live_median"
-                or figure.get("qualifier") not in _POINT_QUALIFIERS
+                or figure.get("qualifier") not in POINT_QUALIFIERS
             ):
                 continue
             variant = _dict(figure.get("variant"))
             # the warehouse's endpoint id: the view's last tie-breaker
-            endpoint = "/".join(
-                (
-                    _text(provider.get("id")),
-                    _text(_dict(figure.get("model")).get("id")),
-                    _text(variant.get("precision")),
-                    _text(variant.get("service_tier")),
-                    _text(variant.get("reasoning_effort")) or "-",
-                )
+            endpoint = endpoint_id(
+                _text(provider.get("id")),
+                _text(_dict(figure.get("model")).get("id")),
+                {
+                    key: _text(variant.get(key))
+                    for key in ("precision", "service_tier", "reasoning_effort")
+                },
             )
             speeds.append((name, endpoint, figure))
     return speeds
@@ -454,7 +444,7 @@ def _figure_cell(figure: Mapping[str, Any], who: str = "") -> str:
     if figure.get("stale") is True:
         details.append('<span class="chip stale-chip">stale</span>')
     parts = " · ".join(f'<span class="nw">{d}</span>' for d in details if d)
-    return f"{_fmt(value)} t/s<small>{parts}</small>"
+    return f"{speed_number(value)} t/s<small>{parts}</small>"
 
 
 def _records(inference: Doc) -> str:
