@@ -1,4 +1,5 @@
-"""The `mart` schema: analyst-facing views, all defined in `sql/mart/*.sql`."""
+"""The `mart` schema: analyst-facing views, all defined in `sql/mart/*.sql`; and the `history`
+tables they read, which are never dropped (`sql/history/`)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,19 @@ PASS_THROUGH = (
 )
 
 
+HISTORY_SQL = SQL_DIR / "history" / "00_tables.sql"
+
+
+def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
+    """Create schema `history` and its tables if missing; never drops anything."""
+    con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+
+
 def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     """(Re)create every mart view and table; returns the files applied, in order. The schema is
     dropped first: everything in it is derived, and an object that changed kind (a view that
     became a table) could not be replaced in place."""
+    ensure_history(con)  # mart.figure_history reads the release history
     con.execute("DROP SCHEMA IF EXISTS mart CASCADE")
     con.execute("CREATE SCHEMA mart")
     applied = []

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipeline.marts import ensure_history
 from pipeline.release.changelog import figure_key, figures, summary_line
 from pipeline.release.publish import (
     CHANGES_JSON,
@@ -25,10 +26,7 @@ from pipeline.release.publish import (
     list_versions,
     read_release,
 )
-from pipeline.settings import SQL_DIR
 from pipeline.snapshots import parse_utc
-
-HISTORY_SQL = SQL_DIR / "mart" / "40_figure_history.sql"
 
 RELEASES_SCHEMA = pa.schema(
     [
@@ -71,11 +69,6 @@ FIGURES_SCHEMA = pa.schema(
         ("snapshot_id", pa.string()),
     ]
 )
-
-
-def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
-    """Create schema `history` (and the mart view over it) if missing; never drops anything."""
-    con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
 
 
 def _time(text: str | None) -> datetime | None:
