@@ -372,47 +372,66 @@ def _compare_headlines(old: Documents, new: Documents) -> list[dict[str, Any]]:
     return changed
 
 
-def _counts(documents: Documents) -> dict[str, int]:
+def _indexes(documents: Documents) -> dict[str, dict[Any, Any]]:
+    """Every keyed view of a release the comparison reads, built once per release."""
     return {
-        "providers": len(providers(documents)),
-        "models": len(models(documents)),
-        "figures": len(figures(documents)),
+        "providers": providers(documents),
+        "models": models(documents),
+        "figures": figures(documents),
+        "claims": claims(documents),
+        "platforms": platforms(documents),
+        "catalogue": catalogue(documents),
+        "sources": sources(documents),
+    }
+
+
+def _counts(documents: Documents, index: dict[str, dict[Any, Any]]) -> dict[str, int]:
+    return {
+        "providers": len(index["providers"]),
+        "models": len(index["models"]),
+        "figures": len(index["figures"]),
         "headlines": sum(1 for p in documents[INFERENCE].get("providers", []) if p.get("headline")),
-        "claims": len(claims(documents)),
-        "platforms": len(platforms(documents)),
-        "catalogue_entries": len(catalogue(documents)),
-        "sources": len(sources(documents)),
+        "claims": len(index["claims"]),
+        "platforms": len(index["platforms"]),
+        "catalogue_entries": len(index["catalogue"]),
+        "sources": len(index["sources"]),
     }
 
 
 def compare(old: Documents | None, new: Documents) -> dict[str, Any]:
     """The changes from release `old` to release `new` (None: `new` is the first release)."""
+    after = _indexes(new)
     result: dict[str, Any] = {
         "from": release_info(old) if old else None,
         "to": release_info(new),
         "first_release": old is None,
-        "contents": _counts(new),
+        "contents": _counts(new, after),
     }
     if old is None:
         return result
-    figure_section, stale = _compare_figures(figures(old), figures(new))
-    old_sources, new_sources = sources(old), sources(new)
+    before = _indexes(old)
+    figure_section, stale = _compare_figures(before["figures"], after["figures"])
+
+    def added_removed(
+        name: str, fields: tuple[str, ...] = (), key: str = "changed"
+    ) -> dict[str, Any]:
+        section = _added_removed(before[name], after[name])
+        if fields:
+            section[key] = _field_changes(before[name], after[name], fields)
+        return section
+
     result |= {
         "schema_version_changed": release_info(old)["schema_version"]
         != release_info(new)["schema_version"],
         "headlines": _compare_headlines(old, new),
         "figures": figure_section,
         "stale": stale,
-        "providers": _added_removed(providers(old), providers(new)),
-        "models": _added_removed(models(old), models(new)),
-        "platforms": _added_removed(platforms(old), platforms(new))
-        | {"changed": _field_changes(platforms(old), platforms(new), PLATFORM_FIELDS)},
-        "catalogue": _added_removed(catalogue(old), catalogue(new))
-        | {"changed": _field_changes(catalogue(old), catalogue(new), CATALOGUE_FIELDS)},
-        "claims": _added_removed(claims(old), claims(new))
-        | {"changed": _field_changes(claims(old), claims(new), CLAIM_FIELDS)},
-        "sources": _added_removed(old_sources, new_sources)
-        | {"tier_changed": _field_changes(old_sources, new_sources, ("tier",))},
+        "providers": added_removed("providers"),
+        "models": added_removed("models"),
+        "platforms": added_removed("platforms", PLATFORM_FIELDS),
+        "catalogue": added_removed("catalogue", CATALOGUE_FIELDS),
+        "claims": added_removed("claims", CLAIM_FIELDS),
+        "sources": added_removed("sources", ("tier",), key="tier_changed"),
         "snapshots": _compare_snapshots(old, new),
     }
     return result
