@@ -116,3 +116,70 @@ def test_help_says_a_named_workdir_is_kept(cli: Cli) -> None:
     text = " ".join(cli("bench", "--help").out.split())
     assert "kept afterwards" in text
     assert "deleted afterwards unless --keep" in text
+
+
+@pytest.mark.parametrize("failing", [2, 3], ids=["one more day", "nothing new"])
+def test_a_later_build_that_fails_is_an_error_not_figures(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    """Not only the full build: a failed one-more-day or nothing-new build is exit 1, one line."""
+    builds: list[int] = []
+
+    def fake_run_build(corpus: Any, exports: Path) -> bench_run.BuildMeasure:
+        builds.append(len(builds) + 1)
+        status = 1 if len(builds) == failing else 0
+        return bench_run.BuildMeasure(
+            wall_s=1.0,
+            status=status,
+            peak_rss_mib=1.0,
+            stages={"extract": 1.0},
+            skipped=len(builds) == 3 and status == 0,
+            output="build failed (Dagster run x)\n" if status else "",
+            reported=len(builds) < 3,
+        )
+
+    monkeypatch.setattr(bench_run, "run_build", fake_run_build)
+    monkeypatch.setattr(bench_run, "observations", lambda database: 0)
+    result = cli("bench", *SMALL)
+    assert result.status == 1
+    assert builds == list(range(1, failing + 1))  # nothing measured after the failure
+    name = {2: "one-more-day", 3: "nothing-new"}[failing]
+    assert f"the {name} build failed (exit 1)" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert "full build" not in result.out  # no table of figures
+
+
+FAKE_BUILD = """
+import json, os, pathlib, sys, uuid
+report = pathlib.Path(os.environ["SPEEDBOOK_WAREHOUSE"]) / "build_report.json"
+if sys.argv[1] == "writes":
+    report.write_text(json.dumps({"run_id": uuid.uuid4().hex, "stages": {"extract": 2.0}}))
+"""
+
+
+@pytest.mark.parametrize(("behaviour", "stages"), [("writes", {"extract": 2.0}), ("silent", {})])
+def test_stage_times_come_only_from_a_report_this_build_wrote(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, behaviour: str, stages: dict
+) -> None:
+    """A build that exits 0 without writing build_report.json is not measured with the stage
+    times of the report an earlier build left."""
+    import subprocess
+
+    from pipeline.bench.corpus import Corpus
+
+    corpus = Corpus(tmp_path, tmp_path / "r.toml", tmp_path / "raw", tmp_path / "m", 0, 0, 0)
+    (tmp_path / "build_report.json").write_text('{"run_id": "old", "stages": {"extract": 9.0}}')
+    real_popen = subprocess.Popen
+
+    def fake_popen(command: list[str], **kwargs: Any) -> subprocess.Popen:
+        return real_popen([command[0], "-c", FAKE_BUILD, behaviour], **kwargs)
+
+    monkeypatch.setattr(bench_run.subprocess, "Popen", fake_popen)
+    measured = bench_run.run_build(corpus, tmp_path / "exports")
+    assert measured.status == 0
+    assert (measured.reported, measured.stages) == (behaviour == "writes", stages)
+    if behaviour == "writes":
+        bench_run._require_success(measured, "full", print)
+    else:
+        with pytest.raises(RuntimeError, match="full build ran but did not write build_report"):
+            bench_run._require_success(measured, "full", print)

@@ -37,6 +37,9 @@ class BuildMeasure:
     stages: dict[str, float] = field(default_factory=dict)
     skipped: bool = False
     output: str = ""
+    # This build wrote build_report.json (its run id differs from the one there before): a build
+    # that ran without writing it would otherwise be measured with the previous build's stages.
+    reported: bool = False
 
 
 def _tree_rss_kib(root_pid: int) -> int:
@@ -72,6 +75,7 @@ def run_build(
         "SPEEDBOOK_EXPORTS": str(exports),
         **(extra_env or {}),
     }
+    before = _read_report(corpus)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "pipeline.cli", "build"],
@@ -94,18 +98,43 @@ def run_build(
     done.set()
     sampler.join()
     wall = time.perf_counter() - started
-    report: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
+    report = _read_report(corpus)
+    reported = bool(report.get("run_id")) and _report_id(report) != _report_id(before)
     skipped = "nothing new" in output
     return BuildMeasure(
         wall_s=round(wall, 2),
         status=process.returncode,
         peak_rss_mib=round(peak / 1024, 1),
-        stages={} if skipped else dict(report.get("stages", {})),
+        stages=dict(report.get("stages", {})) if reported and not skipped else {},
         skipped=skipped,
         output=output,
+        reported=reported,
     )
+
+
+def _read_report(corpus: Corpus) -> dict[str, Any]:
+    with contextlib.suppress(OSError, ValueError):
+        report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
+        if isinstance(report, dict):
+            return report
+    return {}
+
+
+def _report_id(report: dict[str, Any]) -> tuple[Any, Any]:
+    return report.get("run_id"), report.get("finished_at")
+
+
+def _require_success(build: BuildMeasure, name: str, progress: Any) -> None:
+    """Refuse to report figures of a build that failed, or that ran without writing its report
+    (its stage times would be the previous build's). The build's output goes to progress; the
+    error stays one line."""
+    if build.status != 0:
+        progress(f"{name} build output (last lines):\n{build.output[-3000:].rstrip()}")
+        raise RuntimeError(f"the {name} build failed (exit {build.status}); its output is above")
+    if not build.skipped and not build.reported:
+        raise RuntimeError(
+            f"the {name} build ran but did not write {REPORT_FILE}: no stage times to report"
+        )
 
 
 def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
@@ -173,16 +202,17 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
     full = run_build(corpus, exports)
     progress(f"full build: {full.wall_s} s (exit {full.status})")
-    if full.status != 0:
-        raise RuntimeError("the full build failed:\n" + full.output[-3000:])
+    _require_success(full, "full", progress)
     database = corpus.root / "speedbook.duckdb"
     observed = observations(database)
     added = add_day(corpus, spec, spec.days)
     incremental = run_build(corpus, exports)
     progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
+    _require_success(incremental, "one-more-day", progress)
     observed_after_day = observations(database)
     noop = run_build(corpus, exports)
     progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
+    _require_success(noop, "nothing-new", progress)
     floor_pages, floor_rate = parse_floor(corpus)
     insert_rows, insert_s = insert_floor(database, workdir)
     query_s = latest_query(database, LATEST_FROM_HISTORY)
