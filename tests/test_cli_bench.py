@@ -149,20 +149,39 @@ def test_a_later_build_that_fails_is_an_error_not_figures(
     assert "full build" not in result.out  # no table of figures
 
 
+# A stand-in for `speedbook build`: what it prints, and whether it writes a fresh report.
 FAKE_BUILD = """
 import json, os, pathlib, sys, uuid
 report = pathlib.Path(os.environ["SPEEDBOOK_WAREHOUSE"]) / "build_report.json"
-if sys.argv[1] == "writes":
+behaviour = sys.argv[1]
+if behaviour == "skips":  # what pipeline/runner.py reports when it skips the build
+    print("[   0.1s] nothing new since the last build: release 2026.01.03 stands", file=sys.stderr)
+elif behaviour == "identical":  # ran every stage; the release step found nothing to publish
+    print("nothing new: identical to release 2026.01.03")
+if behaviour in ("writes", "identical"):
     report.write_text(json.dumps({"run_id": uuid.uuid4().hex, "stages": {"extract": 2.0}}))
 """
 
 
-@pytest.mark.parametrize(("behaviour", "stages"), [("writes", {"extract": 2.0}), ("silent", {})])
+@pytest.mark.parametrize(
+    ("behaviour", "reported", "skipped", "stages"),
+    [
+        ("writes", True, False, {"extract": 2.0}),
+        ("identical", True, False, {"extract": 2.0}),
+        ("skips", False, True, {}),
+        ("silent", False, False, {}),
+    ],
+)
 def test_stage_times_come_only_from_a_report_this_build_wrote(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, behaviour: str, stages: dict
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    behaviour: str,
+    reported: bool,
+    skipped: bool,
+    stages: dict,
 ) -> None:
     """A build that exits 0 without writing build_report.json is not measured with the stage
-    times of the report an earlier build left."""
+    times of the report an earlier build left, and only the runner's own line marks a skip."""
     import subprocess
 
     from pipeline.bench.corpus import Corpus
@@ -177,9 +196,9 @@ def test_stage_times_come_only_from_a_report_this_build_wrote(
     monkeypatch.setattr(bench_run.subprocess, "Popen", fake_popen)
     measured = bench_run.run_build(corpus, tmp_path / "exports")
     assert measured.status == 0
-    assert (measured.reported, measured.stages) == (behaviour == "writes", stages)
-    if behaviour == "writes":
-        bench_run._require_success(measured, "full", print)
-    else:
+    assert (measured.reported, measured.skipped, measured.stages) == (reported, skipped, stages)
+    if behaviour == "silent":
         with pytest.raises(RuntimeError, match="full build ran but did not write build_report"):
             bench_run._require_success(measured, "full", print)
+    else:
+        bench_run._require_success(measured, "full", print)

@@ -27,6 +27,10 @@ from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.runner import REPORT_FILE
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
+# What pipeline/runner.py `execute` reports when it skips a build (keep the two in step). Not just
+# "nothing new": a build that runs every stage and publishes no new release prints "nothing new:
+# identical to release ..." (pipeline/release/publish.py), and that build was not skipped.
+SKIPPED_LINE = "nothing new since the last build"
 
 
 @dataclass
@@ -100,7 +104,7 @@ def run_build(
     wall = time.perf_counter() - started
     report = _read_report(corpus)
     reported = bool(report.get("run_id")) and _report_id(report) != _report_id(before)
-    skipped = "nothing new" in output
+    skipped = SKIPPED_LINE in output
     return BuildMeasure(
         wall_s=round(wall, 2),
         status=process.returncode,
