@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.runner import REPORT_FILE
+from pipeline.warehouse import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
 # What pipeline/runner.py `execute` reports when it skips a build (keep the two in step). Not just
@@ -158,12 +158,13 @@ def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]
 
 def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
     """Seconds for one bulk INSERT ... SELECT of the staged endpoint rows from Arrow into a
-    fresh DuckDB file: the floor of loading those rows."""
-    with duckdb.connect(str(database), read_only=True) as con:
+    fresh DuckDB file, opened as the build opens its warehouse (same memory budget): the floor
+    of loading those rows."""
+    with connect(database, read_only=True) as con:
         table = con.sql("SELECT * FROM staging.aa_endpoints").to_arrow_table()
     target = scratch / "insert-floor.duckdb"
     target.unlink(missing_ok=True)
-    with duckdb.connect(str(target)) as con:
+    with connect(target) as con:
         con.register("incoming", table)
         con.execute("CREATE TABLE t AS SELECT * FROM incoming LIMIT 0")
         started = time.perf_counter()
@@ -176,9 +177,7 @@ def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
 def latest_query(database: Path, query: str) -> float:
     """Median of three runs of a query on the built warehouse."""
     times = []
-    with duckdb.connect(str(database), read_only=True) as con:
-        con.execute("SET TimeZone = 'UTC'")
-        con.execute("SET enable_progress_bar = false")
+    with connect(database, read_only=True) as con:
         for _ in range(3):
             started = time.perf_counter()
             con.execute(query).fetchall()
@@ -193,7 +192,7 @@ LATEST_FROM_TABLE = "SELECT count(*), sum(value) FROM mart.current_figures"
 
 
 def observations(database: Path) -> int:
-    with duckdb.connect(str(database), read_only=True) as con:
+    with connect(database, read_only=True) as con:
         return con.execute("SELECT count(*) FROM core.observations").fetchone()[0]  # type: ignore[index]
 
 
