@@ -202,3 +202,21 @@ def test_stage_times_come_only_from_a_report_this_build_wrote(
             bench_run._require_success(measured, "full", print)
     else:
         bench_run._require_success(measured, "full", print)
+
+
+def test_generating_the_corpus_reports_progress(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A year of pages takes a while to write: the generation says how far it is."""
+    from pipeline.bench.corpus import CorpusSpec
+
+    def failed_build(corpus: Any, exports: Path) -> bench_run.BuildMeasure:
+        return bench_run.BuildMeasure(wall_s=0.0, status=1, peak_rss_mib=0.0, output="no")
+
+    monkeypatch.setattr(bench_run, "run_build", failed_build)
+    lines: list[str] = []
+    with pytest.raises(RuntimeError, match="the full build failed"):
+        bench_run.run_bench(CorpusSpec(2, 1, 20), tmp_path, progress=lines.append)
+    days = [line for line in lines if line.startswith("corpus: day ")]
+    assert days[0] == "corpus: day 2/20, 4 pages" and days[-1] == "corpus: day 20/20, 40 pages"
+    assert lines[-1] == "full build output (last lines):\nno"

@@ -200,7 +200,7 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     corpus_root = workdir / "corpus"
     exports = workdir / "exports"
     started = time.perf_counter()
-    corpus = generate(spec, corpus_root)
+    corpus = generate(spec, corpus_root, progress=progress)
     generate_s = time.perf_counter() - started
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
     full = run_build(corpus, exports)
