@@ -46,6 +46,9 @@ class BuildMeasure:
     reported: bool = False
 
 
+_PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024  # /proc/<pid>/stat counts resident pages
+
+
 def _tree_rss_kib(root_pid: int) -> int:
     """Resident memory of a process and all its descendants, from /proc."""
     children: dict[int, list[int]] = {}
@@ -60,7 +63,7 @@ def _tree_rss_kib(root_pid: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(ppid, []).append(int(entry))
-        rss[int(entry)] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+        rss[int(entry)] = pages * _PAGE_KIB
     total, stack = 0, [root_pid]
     while stack:
         pid = stack.pop()
@@ -69,15 +72,12 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
-def run_build(
-    corpus: Corpus, exports: Path, *, extra_env: dict[str, str] | None = None
-) -> BuildMeasure:
+def run_build(corpus: Corpus, exports: Path) -> BuildMeasure:
     env = dict(os.environ) | {
         "SPEEDBOOK_REGISTRY": str(corpus.registry),
         "SPEEDBOOK_METADATA": str(corpus.metadata_dir),
         "SPEEDBOOK_WAREHOUSE": str(corpus.root),
         "SPEEDBOOK_EXPORTS": str(exports),
-        **(extra_env or {}),
     }
     before = _read_report(corpus)
     started = time.perf_counter()
