@@ -56,8 +56,3 @@ def test_bench_runs_at_a_small_size(cli, tmp_path):
         ).fetchone()
     assert day_rows >= 5 * 3  # speeds, plus the latencies and prices the pages list
     assert figures["observations_after_day"] - figures["observations"] == day_rows
-
-
-def test_bench_refuses_a_bad_size(cli):
-    result = cli("bench", "--models", "0")
-    assert result.status == 2 and "at least 1" in result.err

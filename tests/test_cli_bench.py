@@ -33,6 +33,21 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 @pytest.mark.parametrize(
+    ("option", "value"), [("--models", "0"), ("--providers", "0"), ("--days", "-1")]
+)
+def test_a_bad_size_is_refused_before_anything_is_made(
+    cli: Cli, calls: list[Path], tmp_path: Path, option: str, value: str
+) -> None:
+    sizes = dict(zip(SMALL[::2], SMALL[1::2], strict=True)) | {option: value}
+    workdir = tmp_path / "work"
+    result = cli("bench", *(a for pair in sizes.items() for a in pair), "--workdir", str(workdir))
+    assert result.status == 2
+    assert f"{option} must be a positive whole number, got {value}" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert calls == [] and not workdir.exists()
+
+
+@pytest.mark.parametrize(
     ("target", "message"),
     [
         ("missing/results.json", "folder {tmp}/missing does not exist"),
