@@ -170,13 +170,22 @@ def test_add_day_writes_the_pages_a_longer_corpus_has(tmp_path: Path) -> None:
     pages = {k: v for k, v in _files(longer.raw_dir).items() if k.startswith("bench-aa-")}
     assert {k: v for k, v in _files(small.raw_dir).items() if k.startswith("bench-aa-")} == pages
     assert len(SnapshotStore(small.raw_dir).list("bench-aa-model-5")) == 3
-    with pytest.raises(ValueError, match="day_index"):
-        add_day(small, spec, -1)
+    for bad in (-1, True, 1.0):
+        with pytest.raises(ValueError, match="day_index"):
+            add_day(small, spec, bad)  # type: ignore[arg-type]
 
 
-def test_bad_input_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="models must be a positive"):
-        CorpusSpec(models=0, providers=3, days=3)
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("models", 0), ("providers", -2), ("days", -1), ("models", True), ("days", False)],
+)
+def test_a_bad_size_is_refused(field: str, value: object) -> None:
+    sizes: dict = {"models": 5, "providers": 3, "days": 3} | {field: value}
+    with pytest.raises(ValueError, match=f"^{field} must be a positive whole number"):
+        CorpusSpec(**sizes)
+
+
+def test_a_busy_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "keep.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(ValueError, match="not an empty folder"):

@@ -33,6 +33,21 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 @pytest.mark.parametrize(
+    ("option", "value"), [("--models", "0"), ("--providers", "0"), ("--days", "-1")]
+)
+def test_a_bad_size_is_refused_before_anything_is_made(
+    cli: Cli, calls: list[Path], tmp_path: Path, option: str, value: str
+) -> None:
+    sizes = dict(zip(SMALL[::2], SMALL[1::2], strict=True)) | {option: value}
+    workdir = tmp_path / "work"
+    result = cli("bench", *(a for pair in sizes.items() for a in pair), "--workdir", str(workdir))
+    assert result.status == 2
+    assert f"{option} must be a positive whole number, got {value}" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert calls == [] and not workdir.exists()
+
+
+@pytest.mark.parametrize(
     ("target", "message"),
     [
         ("missing/results.json", "folder {tmp}/missing does not exist"),
@@ -116,3 +131,107 @@ def test_help_says_a_named_workdir_is_kept(cli: Cli) -> None:
     text = " ".join(cli("bench", "--help").out.split())
     assert "kept afterwards" in text
     assert "deleted afterwards unless --keep" in text
+
+
+@pytest.mark.parametrize("failing", [2, 3], ids=["one more day", "nothing new"])
+def test_a_later_build_that_fails_is_an_error_not_figures(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, failing: int
+) -> None:
+    """Not only the full build: a failed one-more-day or nothing-new build is exit 1, one line."""
+    builds: list[int] = []
+
+    def fake_run_build(corpus: Any, exports: Path) -> bench_run.BuildMeasure:
+        builds.append(len(builds) + 1)
+        status = 1 if len(builds) == failing else 0
+        return bench_run.BuildMeasure(
+            wall_s=1.0,
+            status=status,
+            peak_rss_mib=1.0,
+            stages={"extract": 1.0},
+            skipped=len(builds) == 3 and status == 0,
+            output="build failed (Dagster run x)\n" if status else "",
+            reported=len(builds) < 3,
+        )
+
+    monkeypatch.setattr(bench_run, "run_build", fake_run_build)
+    monkeypatch.setattr(bench_run, "observations", lambda database: 0)
+    result = cli("bench", *SMALL)
+    assert result.status == 1
+    assert builds == list(range(1, failing + 1))  # nothing measured after the failure
+    name = {2: "one-more-day", 3: "nothing-new"}[failing]
+    assert f"the {name} build failed (exit 1)" in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert "full build" not in result.out  # no table of figures
+
+
+# A stand-in for `speedbook build`: what it prints, and whether it writes a fresh report.
+FAKE_BUILD = """
+import json, os, pathlib, sys, uuid
+report = pathlib.Path(os.environ["SPEEDBOOK_WAREHOUSE"]) / "build_report.json"
+behaviour = sys.argv[1]
+if behaviour == "skips":  # what pipeline/runner.py reports when it skips the build
+    print("[   0.1s] nothing new since the last build: release 2026.01.03 stands", file=sys.stderr)
+elif behaviour == "identical":  # ran every stage; the release step found nothing to publish
+    print("nothing new: identical to release 2026.01.03")
+if behaviour in ("writes", "identical"):
+    report.write_text(json.dumps({"run_id": uuid.uuid4().hex, "stages": {"extract": 2.0}}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "reported", "skipped", "stages"),
+    [
+        ("writes", True, False, {"extract": 2.0}),
+        ("identical", True, False, {"extract": 2.0}),
+        ("skips", False, True, {}),
+        ("silent", False, False, {}),
+    ],
+)
+def test_stage_times_come_only_from_a_report_this_build_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    behaviour: str,
+    reported: bool,
+    skipped: bool,
+    stages: dict,
+) -> None:
+    """A build that exits 0 without writing build_report.json is not measured with the stage
+    times of the report an earlier build left, and only the runner's own line marks a skip."""
+    import subprocess
+
+    from pipeline.bench.corpus import Corpus
+
+    corpus = Corpus(tmp_path, tmp_path / "r.toml", tmp_path / "raw", tmp_path / "m", 0, 0, 0)
+    (tmp_path / "build_report.json").write_text('{"run_id": "old", "stages": {"extract": 9.0}}')
+    real_popen = subprocess.Popen
+
+    def fake_popen(command: list[str], **kwargs: Any) -> subprocess.Popen:
+        return real_popen([command[0], "-c", FAKE_BUILD, behaviour], **kwargs)
+
+    monkeypatch.setattr(bench_run.subprocess, "Popen", fake_popen)
+    measured = bench_run.run_build(corpus, tmp_path / "exports")
+    assert measured.status == 0
+    assert (measured.reported, measured.skipped, measured.stages) == (reported, skipped, stages)
+    if behaviour == "silent":
+        with pytest.raises(RuntimeError, match="full build ran but did not write build_report"):
+            bench_run._require_success(measured, "full", print)
+    else:
+        bench_run._require_success(measured, "full", print)
+
+
+def test_generating_the_corpus_reports_progress(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A year of pages takes a while to write: the generation says how far it is."""
+    from pipeline.bench.corpus import CorpusSpec
+
+    def failed_build(corpus: Any, exports: Path) -> bench_run.BuildMeasure:
+        return bench_run.BuildMeasure(wall_s=0.0, status=1, peak_rss_mib=0.0, output="no")
+
+    monkeypatch.setattr(bench_run, "run_build", failed_build)
+    lines: list[str] = []
+    with pytest.raises(RuntimeError, match="the full build failed"):
+        bench_run.run_bench(CorpusSpec(2, 1, 20), tmp_path, progress=lines.append)
+    days = [line for line in lines if line.startswith("corpus: day ")]
+    assert days[0] == "corpus: day 2/20, 4 pages" and days[-1] == "corpus: day 20/20, 40 pages"
+    assert lines[-1] == "full build output (last lines):\nno"

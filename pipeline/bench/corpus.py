@@ -68,6 +68,7 @@ class CorpusSpec:
         for name in ("models", "providers", "days"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                # starts with the field's name: `speedbook bench` shows it as its --option
                 raise ValueError(f"{name} must be a positive whole number, got {value!r}")
 
 
@@ -659,6 +660,6 @@ def generate(
 def add_day(corpus: Corpus, spec: CorpusSpec, day_index: int) -> int:
     """Write the pages of day `day_index` (0 = `spec.start`; `spec.days` is the day after the
     corpus ends); return how many were new. A day already stored writes nothing."""
-    if not isinstance(day_index, int) or day_index < 0:
+    if not isinstance(day_index, int) or isinstance(day_index, bool) or day_index < 0:
         raise ValueError(f"day_index must be a whole number >= 0, got {day_index!r}")
     return _write_day(_Writer(corpus.raw_dir), spec, _plan(spec), day_index)

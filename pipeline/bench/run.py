@@ -20,13 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.runner import REPORT_FILE
+from pipeline.warehouse import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
+# What pipeline/runner.py `execute` reports when it skips a build (keep the two in step). Not just
+# "nothing new": a build that runs every stage and publishes no new release prints "nothing new:
+# identical to release ..." (pipeline/release/publish.py), and that build was not skipped.
+SKIPPED_LINE = "nothing new since the last build"
 
 
 @dataclass
@@ -37,6 +41,12 @@ class BuildMeasure:
     stages: dict[str, float] = field(default_factory=dict)
     skipped: bool = False
     output: str = ""
+    # This build wrote build_report.json (its run id differs from the one there before): a build
+    # that ran without writing it would otherwise be measured with the previous build's stages.
+    reported: bool = False
+
+
+_PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024  # /proc/<pid>/stat counts resident pages
 
 
 def _tree_rss_kib(root_pid: int) -> int:
@@ -53,7 +63,7 @@ def _tree_rss_kib(root_pid: int) -> int:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(ppid, []).append(int(entry))
-        rss[int(entry)] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+        rss[int(entry)] = pages * _PAGE_KIB
     total, stack = 0, [root_pid]
     while stack:
         pid = stack.pop()
@@ -62,16 +72,14 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
-def run_build(
-    corpus: Corpus, exports: Path, *, extra_env: dict[str, str] | None = None
-) -> BuildMeasure:
+def run_build(corpus: Corpus, exports: Path) -> BuildMeasure:
     env = dict(os.environ) | {
         "SPEEDBOOK_REGISTRY": str(corpus.registry),
         "SPEEDBOOK_METADATA": str(corpus.metadata_dir),
         "SPEEDBOOK_WAREHOUSE": str(corpus.root),
         "SPEEDBOOK_EXPORTS": str(exports),
-        **(extra_env or {}),
     }
+    before = _read_report(corpus)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "pipeline.cli", "build"],
@@ -94,18 +102,43 @@ def run_build(
     done.set()
     sampler.join()
     wall = time.perf_counter() - started
-    report: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
-    skipped = "nothing new" in output
+    report = _read_report(corpus)
+    reported = bool(report.get("run_id")) and _report_id(report) != _report_id(before)
+    skipped = SKIPPED_LINE in output
     return BuildMeasure(
         wall_s=round(wall, 2),
         status=process.returncode,
         peak_rss_mib=round(peak / 1024, 1),
-        stages={} if skipped else dict(report.get("stages", {})),
+        stages=dict(report.get("stages", {})) if reported and not skipped else {},
         skipped=skipped,
         output=output,
+        reported=reported,
     )
+
+
+def _read_report(corpus: Corpus) -> dict[str, Any]:
+    with contextlib.suppress(OSError, ValueError):
+        report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
+        if isinstance(report, dict):
+            return report
+    return {}
+
+
+def _report_id(report: dict[str, Any]) -> tuple[Any, Any]:
+    return report.get("run_id"), report.get("finished_at")
+
+
+def _require_success(build: BuildMeasure, name: str, progress: Any) -> None:
+    """Refuse to report figures of a build that failed, or that ran without writing its report
+    (its stage times would be the previous build's). The build's output goes to progress; the
+    error stays one line."""
+    if build.status != 0:
+        progress(f"{name} build output (last lines):\n{build.output[-3000:].rstrip()}")
+        raise RuntimeError(f"the {name} build failed (exit {build.status}); its output is above")
+    if not build.skipped and not build.reported:
+        raise RuntimeError(
+            f"the {name} build ran but did not write {REPORT_FILE}: no stage times to report"
+        )
 
 
 def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
@@ -125,12 +158,13 @@ def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]
 
 def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
     """Seconds for one bulk INSERT ... SELECT of the staged endpoint rows from Arrow into a
-    fresh DuckDB file: the floor of loading those rows."""
-    with duckdb.connect(str(database), read_only=True) as con:
+    fresh DuckDB file, opened as the build opens its warehouse (same memory budget): the floor
+    of loading those rows."""
+    with connect(database, read_only=True) as con:
         table = con.sql("SELECT * FROM staging.aa_endpoints").to_arrow_table()
     target = scratch / "insert-floor.duckdb"
     target.unlink(missing_ok=True)
-    with duckdb.connect(str(target)) as con:
+    with connect(target) as con:
         con.register("incoming", table)
         con.execute("CREATE TABLE t AS SELECT * FROM incoming LIMIT 0")
         started = time.perf_counter()
@@ -143,9 +177,7 @@ def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
 def latest_query(database: Path, query: str) -> float:
     """Median of three runs of a query on the built warehouse."""
     times = []
-    with duckdb.connect(str(database), read_only=True) as con:
-        con.execute("SET TimeZone = 'UTC'")
-        con.execute("SET enable_progress_bar = false")
+    with connect(database, read_only=True) as con:
         for _ in range(3):
             started = time.perf_counter()
             con.execute(query).fetchall()
@@ -160,7 +192,7 @@ LATEST_FROM_TABLE = "SELECT count(*), sum(value) FROM mart.current_figures"
 
 
 def observations(database: Path) -> int:
-    with duckdb.connect(str(database), read_only=True) as con:
+    with connect(database, read_only=True) as con:
         return con.execute("SELECT count(*) FROM core.observations").fetchone()[0]  # type: ignore[index]
 
 
@@ -168,21 +200,22 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     corpus_root = workdir / "corpus"
     exports = workdir / "exports"
     started = time.perf_counter()
-    corpus = generate(spec, corpus_root)
+    corpus = generate(spec, corpus_root, progress=progress)
     generate_s = time.perf_counter() - started
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
     full = run_build(corpus, exports)
     progress(f"full build: {full.wall_s} s (exit {full.status})")
-    if full.status != 0:
-        raise RuntimeError("the full build failed:\n" + full.output[-3000:])
+    _require_success(full, "full", progress)
     database = corpus.root / "speedbook.duckdb"
     observed = observations(database)
     added = add_day(corpus, spec, spec.days)
     incremental = run_build(corpus, exports)
     progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
+    _require_success(incremental, "one-more-day", progress)
     observed_after_day = observations(database)
     noop = run_build(corpus, exports)
     progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
+    _require_success(noop, "nothing-new", progress)
     floor_pages, floor_rate = parse_floor(corpus)
     insert_rows, insert_s = insert_floor(database, workdir)
     query_s = latest_query(database, LATEST_FROM_HISTORY)

@@ -63,9 +63,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from pipeline.bench.corpus import CorpusSpec
     from pipeline.bench.run import render, run_bench
 
-    # Every argument is checked before the corpus is generated: a run takes minutes.
-    if min(args.models, args.providers, args.days) < 1:
-        raise CommandError("--models, --providers and --days must be at least 1")
+    # Every argument is checked before anything is made on disk: a run takes minutes.
+    try:
+        spec = CorpusSpec(args.models, args.providers, args.days, seed=args.seed)
+    except ValueError as error:  # "models must be a positive whole number, got 0"
+        raise CommandError(f"--{error}") from None
     if args.json:
         _check_json_target(args.json)
     if args.workdir:
@@ -78,11 +80,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         workdir = Path(tempfile.mkdtemp(prefix="speedbook-bench-"))
     try:
-        spec = CorpusSpec(args.models, args.providers, args.days, seed=args.seed)
-        try:
-            result = run_bench(spec, workdir, progress=report)
-        except RuntimeError as error:
-            raise CommandError(str(error), status=1) from None
+        result = run_bench(spec, workdir, progress=report)
+    except RuntimeError as error:
+        raise CommandError(str(error), status=1) from None
     finally:
         # Only the folder we made is ours to delete; a --workdir the user named is left as is.
         if not args.workdir and not args.keep:
