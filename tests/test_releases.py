@@ -419,9 +419,9 @@ class HashCount:
 @pytest.fixture
 def hashing(monkeypatch: pytest.MonkeyPatch) -> HashCount:
     count = HashCount([])
-    check, digest = publish.release_problems, publish.resource_hash
+    check, digest = publish.checked_exports, publish.resource_hash
 
-    def counted_check(folder: Path) -> list[str]:
+    def counted_check(folder: Path) -> tuple[list[str], dict[str, bytes]]:
         count.folders.append(folder.name)
         return check(folder)
 
@@ -429,7 +429,7 @@ def hashing(monkeypatch: pytest.MonkeyPatch) -> HashCount:
         count.hashes += 1
         return digest(data)
 
-    monkeypatch.setattr(publish, "release_problems", counted_check)
+    monkeypatch.setattr(publish, "checked_exports", counted_check)
     monkeypatch.setattr(publish, "resource_hash", counted_digest)
     return count
 

@@ -113,17 +113,18 @@ def next_version(data_date: datetime, existing: list[str]) -> str:
 # --- reading and checking release folders --------------------------------------------------------
 
 
-def release_problems(folder: Path) -> list[str]:
-    """Why a folder is not a complete release: datapackage.json missing or unreadable, or an
-    export missing, unreadable or not the bytes datapackage.json records. Empty when complete."""
+def checked_exports(folder: Path) -> tuple[list[str], dict[str, bytes]]:
+    """Why a folder is not a complete release (datapackage.json missing or unreadable, or an
+    export missing, unreadable or not the bytes datapackage.json records; empty when complete),
+    and the bytes of the exports it could read, so a reader need not read them again."""
     try:
         package = json.loads((folder / DATAPACKAGE).read_text(encoding="utf-8"))
         resources = {r["path"]: r for r in package["resources"]}
     except FileNotFoundError:
-        return [f"{DATAPACKAGE} is missing"]
+        return [f"{DATAPACKAGE} is missing"], {}
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-        return [f"{DATAPACKAGE} is unreadable: {error}"]
-    found = []
+        return [f"{DATAPACKAGE} is unreadable: {error}"], {}
+    found, exports = [], {}
     for name in EXPORT_FILES:
         try:
             data = (folder / name).read_bytes()
@@ -137,7 +138,12 @@ def release_problems(folder: Path) -> list[str]:
         # hashing a ~20 MB inference.json is what checking a release costs: callers check once
         if recorded != resource_hash(data):
             found.append(f"{name} does not match the sha256 in {DATAPACKAGE}")
-    return found
+        exports[name] = data
+    return found, exports
+
+
+def release_problems(folder: Path) -> list[str]:
+    return checked_exports(folder)[0]
 
 
 def is_complete(folder: Path) -> bool:
@@ -148,14 +154,12 @@ def read_release(folder: Path) -> Documents:
     """The three export documents of a release folder, checked for completeness first."""
     if not folder.is_dir():
         raise ReleaseDamaged(f"{folder} is not a folder")
-    found = release_problems(folder)
+    found, exports = checked_exports(folder)
     if found:
         raise ReleaseDamaged(f"{folder}: " + "; ".join(found))
     try:
-        return {
-            name: json.loads((folder / name).read_text(encoding="utf-8")) for name in EXPORT_FILES
-        }
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        return {name: json.loads(exports[name].decode("utf-8")) for name in EXPORT_FILES}
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ReleaseDamaged(f"{folder}: not valid JSON: {error}") from None
 
 
