@@ -176,22 +176,23 @@ def render_files(documents: Documents) -> dict[str, bytes]:
     return files
 
 
-def _same_exports(release: Path, files: dict[str, bytes]) -> bool:
-    """Identity is the three exports' bytes; datapackage.json may carry resources that populate
-    callbacks added, so it is not compared."""
+def _stored_exports(release: Path) -> dict[str, bytes]:
+    """The exports' bytes of a published release ({} when one cannot be read). Identity is these
+    bytes; datapackage.json may carry resources that populate callbacks added, so it is not
+    compared."""
     try:
-        return all((release / name).read_bytes() == files[name] for name in EXPORT_FILES)
+        return {name: (release / name).read_bytes() for name in EXPORT_FILES}
     except OSError:
-        return False
+        return {}
 
 
 _MISSING = object()
 
 
-def _stored_as_of(release: Path) -> Any:
+def _stored_as_of(stored: dict[str, bytes]) -> Any:
     try:
-        return json.loads((release / EXPORT_FILES[0]).read_text(encoding="utf-8")).get("as_of")
-    except (OSError, ValueError, AttributeError):
+        return json.loads(stored[EXPORT_FILES[0]]).get("as_of")
+    except (KeyError, ValueError, AttributeError):
         return _MISSING
 
 
@@ -207,7 +208,7 @@ def _with_as_of(documents: Documents, as_of: Any) -> Documents:
 class Plan:
     version: str
     is_new: bool  # False when the newest release of the data date has exactly this content
-    files: dict[str, bytes]
+    files: dict[str, bytes]  # what to publish; the stored exports when nothing is new
     documents: Documents
 
 
@@ -220,10 +221,11 @@ def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan
     same_date = _same_date(existing, base_version(data_date))
     if same_date:
         newest = same_date[-1]
-        documents = _with_as_of(render(newest), _stored_as_of(exports_dir / newest))
-        files = render_files(documents)
-        if _same_exports(exports_dir / newest, files):
-            return Plan(newest, False, files, documents)
+        stored = _stored_exports(exports_dir / newest)
+        documents = _with_as_of(render(newest), _stored_as_of(stored))
+        # serialised once to compare; checked and packaged only when it is to be published
+        if stored and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES):
+            return Plan(newest, False, stored, documents)
     version = next_version(data_date, existing)
     documents = render(version)
     return Plan(version, True, render_files(documents), documents)
