@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.cells import TOKENS_PER_S, require_unit
 from pipeline.extract.evidence import find_evidence, normalise_for_match
 from pipeline.extract.html import Table, describe_tables, element_text, parse_html, tables
 from pipeline.normalise.numbers import Figure, FigureError, parse_figure
@@ -29,7 +30,8 @@ def _figure(snapshot: SnapshotInput, text: str, where: str, *, context: bool = F
         figure = parse_figure(text)
     except FigureError as error:
         raise snapshot.fail(f"{where}: cannot read the figure {_shown(text)}: {error}") from None
-    if figure.unit not in (None, "t/s") or (figure.context and (not context or not figure.unit)):
+    require_unit(snapshot, figure.unit, TOKENS_PER_S, where, text)
+    if figure.context and (not context or not figure.unit):
         raise snapshot.fail(f"{where}: expected a tokens/s figure, got {_shown(text)}")
     return figure
 
