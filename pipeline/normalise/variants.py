@@ -36,7 +36,7 @@ SERVICE_TIER = "service_tier"
 REASONING_EFFORT = "reasoning_effort"
 ADAPTER = "adapter"
 
-# Spellings of each marker, keyed by `_marker_key` (casefolded, separators as one space).
+# Spellings of each marker, keyed by `alias_key` (casefolded, separators as one space).
 _PRECISION_MARKERS: dict[str, str] = {
     "fp32": "fp32",
     "bf16": "bf16",
@@ -98,13 +98,16 @@ def clean_label(label: str) -> str:
     return " ".join(label.split())
 
 
-def _marker_key(token: str) -> str:
-    folded = unicodedata.normalize("NFKC", token).casefold()
+def alias_key(text: str) -> str:
+    """The comparison key of a name: NFKC, casefolded, runs of space, `-` and `_` as one space.
+
+    Markers here and aliases in `entities` are compared by it."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
     return _SEPARATORS.sub(" ", folded).strip()
 
 
 def _lookup(token: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
-    key = _marker_key(token)
+    key = alias_key(token)
     if allowed is not None and key not in allowed:
         return None
     return _ALL_MARKERS.get(key)
