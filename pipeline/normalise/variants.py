@@ -12,23 +12,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-PRECISIONS: tuple[str, ...] = (
-    "fp32",
-    "bf16",
-    "fp16",
-    "fp8",
-    "fp6",
-    "fp4",
-    "int8",
-    "int4",
-    "unknown",
-)
+from pipeline.schema.vocabulary import REASONING_EFFORTS
+
 DEFAULT_PRECISION = "unknown"
-
-SERVICE_TIERS: tuple[str, ...] = ("standard", "turbo", "fast", "latency-optimized", "reference")
 DEFAULT_SERVICE_TIER = "standard"
-
-REASONING_EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 
 # Marker dimensions. `adapter` is LoRA readiness: recognised and stripped, but it sets nothing.
 PRECISION = "precision"

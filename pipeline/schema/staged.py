@@ -13,7 +13,7 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.typing import Series
 
-from pipeline.schema.vocabulary import MAX_TOKENS_PER_S, QUALIFIERS
+from pipeline.schema.vocabulary import MAX_TOKENS_PER_S, QUALIFIERS, TIERS
 
 UtcTimestamp = Annotated[pd.DatetimeTZDtype, "ns", "UTC"]
 
@@ -102,7 +102,7 @@ class CompilationPlatforms(StagedFrame):
     stated_count: Series[str] = pa.Field(str_length={"min_value": 1}, description="as written")
     notable: Series[str] = pa.Field(nullable=True, description="' · '-joined notable families")
     cited_url: Series[str] = pa.Field(nullable=True)
-    cited_tier: Series[str] = pa.Field(isin=["T1", "T2", "T3"], nullable=True)
+    cited_tier: Series[str] = pa.Field(isin=list(TIERS), nullable=True)
 
     class Config:
         unique = ["snapshot_id", "platform_label"]
