@@ -250,7 +250,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "compilation_page",
-    f"2+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
+    f"3+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
     ("compilation_figures", "compilation_platforms", "claim_evidence"),
     parse,
 )
