@@ -3,15 +3,11 @@ docs repository stores it (src/content/workers-ai-models/<slug>.json)."""
 
 from __future__ import annotations
 
-import re
-from datetime import date
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import load_json
+from pipeline.extract.jsondoc import json_date, load_json
 from pipeline.text import clean_text
-
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
@@ -32,17 +28,6 @@ def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
     if isinstance(document, dict) and "name" in document and "task" in document:
         return [document]
     raise snapshot.fail("expected {'success': true, 'result': [model, ...]} or one model object")
-
-
-def _is_date(value: Any) -> bool:
-    """An ISO date (optionally with a time after it) that exists: not '2026-13-45'."""
-    if not isinstance(value, str) or not _DATE.match(value):
-        return False
-    try:
-        date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
 
 
 def _flag(snapshot: SnapshotInput, name: str, key: str, value: Any) -> bool | None:
@@ -105,11 +90,11 @@ def parse(snapshot: SnapshotInput) -> Frames:
             if isinstance(item, dict) and isinstance(item.get("property_id"), str):
                 properties[item["property_id"]] = item.get("value")
         parts = full_name.split("/")
-        deprecation = properties.get("planned_deprecation_date")
-        if deprecation is not None and not _is_date(deprecation):
-            raise snapshot.fail(
-                f"model {full_name!r}: planned_deprecation_date {deprecation!r} is not a date"
-            )
+        deprecation = json_date(
+            snapshot,
+            properties.get("planned_deprecation_date"),
+            f"model {full_name!r}: planned_deprecation_date",
+        )
         price_in, price_out = _prices(properties.get("price"))
         rows.append(
             {
@@ -127,7 +112,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 ),
                 "price_input_usd_per_mtok": price_in,
                 "price_output_usd_per_mtok": price_out,
-                "planned_deprecation": deprecation[:10] if deprecation else None,
+                "planned_deprecation": deprecation,
             }
         )
     if not rows:
