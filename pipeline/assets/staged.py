@@ -12,6 +12,7 @@ from pipeline.assets.raw import raw_asset_key
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.checks import validate_by_snapshot
 from pipeline.extract import PARSERS, Parser
+from pipeline.formats import FORMATS
 from pipeline.progress import report
 from pipeline.raw import cached_inventory, unreported_problems
 from pipeline.registry import Source
@@ -61,7 +62,10 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
         deps=[raw_asset_key(source.id) for source in sources],
         code_version=parser.version,
         kinds={"pandas", "duckdb"},
-        description=f"{', '.join(parser.frames)} from every {parser.format} snapshot",
+        description=(
+            f"{', '.join(parser.frames)} from every {parser.format} snapshot "
+            f"({FORMATS[parser.format].description})"
+        ),
         check_specs=[
             dg.AssetCheckSpec(
                 f"{frame}_matches_schema",
