@@ -7,18 +7,16 @@ the exact quotes that carry them; parsers then verify every quote against every 
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from pipeline.normalise.entities import ID_SLUG
 from pipeline.normalise.numbers import FigureError, parse_figure
 from pipeline.schema.vocabulary import CLAIM_SCOPES, PLATFORM_KINDS, PRECISIONS
 from pipeline.settings import METADATA_DIR
-
-SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 
 
 class ReviewedFileError(ValueError):
@@ -105,7 +103,7 @@ def _claim(index: int, entry: object, path: Path) -> Claim:
         )
     }
     for key in ("id", "provider", "model"):
-        if not SLUG.match(fields[key]):
+        if not ID_SLUG.match(fields[key]):
             raise ReviewedFileError(f"{label}: {key} {fields[key]!r} is not a slug")
     if fields["scope"] not in CLAIM_SCOPES:
         raise ReviewedFileError(f"{label}: scope must be one of {', '.join(CLAIM_SCOPES)}")
@@ -145,7 +143,7 @@ def _platform(index: int, entry: object, path: Path) -> Platform:
         stated_count=_text(entry, "stated_count", label),
         notable=_strings(entry, "notable", label),
     )
-    if not SLUG.match(platform.id):
+    if not ID_SLUG.match(platform.id):
         raise ReviewedFileError(f"{label}: id is not a slug")
     if platform.kind not in PLATFORM_KINDS:
         raise ReviewedFileError(f"{label}: kind must be one of {', '.join(PLATFORM_KINDS)}")

@@ -198,6 +198,7 @@ def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> 
 
 
 def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    """Each extracted snapshot's (parser_version, file_size, file_mtime_ns, status, sha256)."""
     rows = con.execute(
         "SELECT snapshot_id, parser_version, file_size, file_mtime_ns, status, sha256 "
         "FROM staging.extractions"
@@ -246,8 +247,8 @@ def _plan(
     store: SnapshotStore,
     snapshots: Iterable[tuple[SnapshotMeta, Source]],
     result: ExtractReport,
+    previous: dict[str, tuple],
 ) -> list[_Job]:
-    previous = _previous(con)
     jobs: list[_Job] = []
     marks: list[dict[str, object]] = []
     now = datetime.now(UTC)
@@ -350,8 +351,9 @@ def extract(
     """Bring staging up to date for these snapshots. Failures are collected, not raised."""
     ensure_staging(con)
     result = ExtractReport()
-    seen = {row[0] for row in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()}
-    jobs = _plan(con, store, snapshots, result)
+    previous = _previous(con)  # read once: it plans the jobs and tells _write what to replace
+    seen = set(previous)
+    jobs = _plan(con, store, snapshots, result, previous)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
     chunks = list(

@@ -92,6 +92,36 @@ def test_ttft_in_milliseconds_and_the_blended_price_are_read_by_header(page: byt
         assert row.price_blended_usd_per_mtok == pytest.approx(0.85)
 
 
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        # A figure in another column's unit is refused, not read as the column's unit.
+        ((b"500 ms", b"\xe2\x80\x94", b"\xe2\x80\x94"), "column 'Output Speed (tokens/s)', row 1"),
+        ((b"$2,314", b"\xe2\x80\x94", b"\xe2\x80\x94"), "column 'Output Speed (tokens/s)', row 1"),
+        ((b"2,314", b"$0.85", b"\xe2\x80\x94"), "column 'Latency (TTFT)', row 1"),
+        ((b"2,314", b"12 models", b"\xe2\x80\x94"), "column 'Latency (TTFT)', row 1"),
+        ((b"2,314", b"\xe2\x80\x94", b"240 ms"), "column 'Blended Price ($/M tokens)', row 1"),
+        ((b"2,314", b"\xe2\x80\x94", b"5 t/s"), "column 'Blended Price ($/M tokens)', row 1"),
+    ],
+    ids=["speed-ms", "speed-usd", "ttft-usd", "ttft-models", "price-ms", "price-tps"],
+)
+def test_a_cell_in_the_wrong_unit_is_refused(
+    page: bytes, cells: tuple[bytes, bytes, bytes], expected: str
+) -> None:
+    row = b"<td>2,314</td>\n          <td>\xe2\x80\x94</td>\n          <td>\xe2\x80\x94</td>"
+    speed, ttft, price = cells
+    data = edit(page, row, b"<td>%s</td><td>%s</td><td>%s</td>" % (speed, ttft, price))
+    refused(bundled(SOURCE), data, expected, "expected a ")
+
+
+def test_units_of_the_column_are_read(page: bytes) -> None:
+    row = b"<td>2,314</td>\n          <td>\xe2\x80\x94</td>\n          <td>\xe2\x80\x94</td>"
+    data = edit(page, row, b"<td>2,314 t/s</td><td>0.5 s</td><td>0.85 USD</td>")
+    cerebras = parse(bundled(SOURCE), data)["aa_endpoints"].iloc[0]
+    assert (cerebras.output_tokens_per_s, cerebras.ttft_s) == (2314.0, 0.5)
+    assert cerebras.price_blended_usd_per_mtok == pytest.approx(0.85)
+
+
 # Broken variants: each gives an ExtractError naming the snapshot and what was expected.
 
 

@@ -188,6 +188,49 @@ def test_a_negative_price(catalogue: bytes) -> None:
     refused(bundled(SOURCE), data, "price_input_usd_per_mtok: greater_than_or_equal_to(0)")
 
 
+IN = "per M input tokens"
+
+
+@pytest.mark.parametrize(
+    ("price", "expected"),
+    [
+        ([{"unit": IN, "price": "cheap", "currency": "USD"}], "(per M input tokens) is not a num"),
+        ([{"unit": IN, "price": True, "currency": "USD"}], "is not a number: True"),
+        ([{"unit": IN, "currency": "USD"}], "is not a number: None"),
+        ([{"unit": IN, "price": "NaN", "currency": "USD"}], "is not a finite number: 'NaN'"),
+        (
+            [{"unit": IN, "price": 0.1, "currency": "USD"}, {"unit": IN, "price": 0.2}],
+            "property 'price' gives two input prices",
+        ),
+        ({"unit": IN, "price": 0.1}, "property 'price' is not a list of price objects"),
+        (["0.1"], "property 'price' is not a list of price objects"),
+    ],
+)
+def test_a_malformed_price(catalogue: bytes, price: object, expected: str) -> None:
+    def change(document: dict[str, Any]) -> None:
+        document["result"][0]["properties"].append({"property_id": "price", "value": price})
+
+    message = refused(bundled(SOURCE), modified(catalogue, change), expected)
+    assert "'@cf/deepseek-ai/deepseek-r1-distill-qwen-32b'" in message
+
+
+def test_prices_of_other_units_and_currencies_are_not_read(catalogue: bytes) -> None:
+    price = [
+        {"unit": "per M tokens", "price": 9.0, "currency": "USD"},  # neither input nor output
+        {"unit": "per audio minute", "price": 0.5, "currency": "USD"},
+        {"unit": IN, "price": 7.0, "currency": "EUR"},
+        {"unit": IN, "price": "0.25", "currency": "USD"},  # a number written as a string
+        {"unit": "per M output tokens", "price": 1, "currency": "USD"},
+    ]
+
+    def change(document: dict[str, Any]) -> None:
+        document["result"][0]["properties"].append({"property_id": "price", "value": price})
+
+    rows = parse(bundled(SOURCE), modified(catalogue, change))["catalogue_entries"]
+    first = rows.iloc[0]
+    assert (first.price_input_usd_per_mtok, first.price_output_usd_per_mtok) == (0.25, 1.0)
+
+
 def test_duplicate_row(catalogue: bytes) -> None:
     data = modified(catalogue, lambda d: d["result"].append(d["result"][6]))
     refused(

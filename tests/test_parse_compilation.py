@@ -211,6 +211,21 @@ def test_non_numeric_live_cell(article: bytes) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("source", "old", "new"),
+    [
+        (FIELDBOOK, b"~321 t/s\xc2\xb7 Llama 3.3 70B (", b"~321 t/s\xc2\xb7 ("),
+        (ARTICLE, b"<td>gpt-oss-120B</td><td>Groq</td>", b"<td> </td><td>Groq</td>"),
+    ],
+    ids=["providers", "live"],
+)
+def test_an_empty_model_cell_is_refused(source: str, old: bytes, new: bytes) -> None:
+    data = edit(bundled(source).data, old, new)
+    refused(
+        bundled(source), data, "compilation_figures failed validation", "model_label: str_length"
+    )
+
+
 def test_duplicate_provider_row(fieldbook: bytes) -> None:
     groq = GROQ_ROW.search(fieldbook).group(0)  # type: ignore[union-attr]
     refused(

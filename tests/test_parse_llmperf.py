@@ -106,6 +106,7 @@ def test_non_numeric_cell(summary: bytes, value: bytes) -> None:
         (b"1e400", "is not a finite number: inf"),
         (b"NaN", "is not a finite number: nan"),
         (b"-Infinity", "is not a finite number: -inf"),
+        (b"1" + b"0" * 400, "is not a finite number: 1000"),  # an int too large for a float
     ],
 )
 def test_negative_or_absurd_speed(summary: bytes, value: bytes, expected: str) -> None:

@@ -155,3 +155,13 @@ def test_a_megabyte_of_brackets_in_a_name_is_read_in_linear_time(markdown: bytes
     cell = b"`grok-4`" + b"[" * MB
     ids = models(edit(markdown, grok, grok.replace(b"`grok-4`", cell, 1)))
     assert len(ids) == 25 and any(i.startswith("grok-4[[[") for i in ids)
+
+
+@pytest.mark.parametrize("renamed", [b"| Kind |", b"| Task |"])
+def test_type_column_renamed_is_named_not_a_crash(markdown: bytes, renamed: bytes) -> None:
+    refused(
+        bundled(SOURCE),
+        edit(markdown, b"| Type |", renamed),
+        "the table header has no 'Type' column",
+        "expected 'Model | Type | Capabilities ...'",
+    )

@@ -1,12 +1,7 @@
 import pytest
 
-from pipeline.normalise.variants import (
-    PRECISIONS,
-    REASONING_EFFORTS,
-    SERVICE_TIERS,
-    Variant,
-    parse_variant,
-)
+from pipeline.normalise.variants import Variant, parse_variant
+from pipeline.schema.vocabulary import PRECISIONS, REASONING_EFFORTS, SERVICE_TIERS
 
 
 @pytest.mark.parametrize(

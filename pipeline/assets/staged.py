@@ -12,6 +12,7 @@ from pipeline.assets.raw import raw_asset_key
 from pipeline.assets.resources import SpeedbookResource
 from pipeline.checks import validate_by_snapshot
 from pipeline.extract import PARSERS, Parser
+from pipeline.formats import FORMATS
 from pipeline.progress import report
 from pipeline.raw import cached_inventory, unreported_problems
 from pipeline.registry import Source
@@ -30,12 +31,13 @@ def staged_asset_key(format_name: str) -> dg.AssetKey:
 
 
 def _check_frame(
-    con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str], new_ids: list[str]
+    con: duckdb.DuckDBPyConnection,
+    frame: str,
+    snapshot_ids: list[str],
+    new_ids: list[str],
+    total: int,
 ) -> dg.AssetCheckResult:
-    total = con.execute(
-        f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))",
-        [snapshot_ids],
-    ).fetchone()[0]
+    """`total` is the frame's row count over `snapshot_ids` (the materialisation counted it)."""
     scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
     checked, failures = validate_by_snapshot(con, FRAMES[frame], f"staging.{frame}", scope)
     if failures is not None:
@@ -61,7 +63,10 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
         deps=[raw_asset_key(source.id) for source in sources],
         code_version=parser.version,
         kinds={"pandas", "duckdb"},
-        description=f"{', '.join(parser.frames)} from every {parser.format} snapshot",
+        description=(
+            f"{', '.join(parser.frames)} from every {parser.format} snapshot "
+            f"({FORMATS[parser.format].description})"
+        ),
         check_specs=[
             dg.AssetCheckSpec(
                 f"{frame}_matches_schema",
@@ -137,7 +142,8 @@ def _staged_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
             )
             with timing.stage("validate"):
                 checks = [
-                    _check_frame(con, f, ok_ids, result.new_snapshot_ids) for f in parser.frames
+                    _check_frame(con, f, ok_ids, result.new_snapshot_ids, counts[f])
+                    for f in parser.frames
                 ]
             yield from checks
 

@@ -7,7 +7,7 @@ import re
 import lxml.etree
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.cells import cell_number
+from pipeline.extract.cells import SECONDS, TOKENS_PER_S, USD, Units, cell_number
 from pipeline.extract.html import describe_tables, element_text, find_text_table, parse_html
 from pipeline.text import clean_text
 
@@ -15,6 +15,12 @@ PROVIDER = ("api provider", "provider")
 SPEED = ("output speed",)
 TTFT = ("latency", "ttft", "time to first")
 PRICE = ("price",)
+# The unit each figure column holds: a cell in another unit ('500 ms' as a speed) is an error.
+UNITS: dict[str, Units] = {
+    "output_tokens_per_s": TOKENS_PER_S,
+    "ttft_s": SECONDS,
+    "price_blended_usd_per_mtok": USD,
+}
 _HEADING_SUFFIX = re.compile(r"\s*(?::|-)?\s*API Provider Benchmarking.*$", re.IGNORECASE)
 
 
@@ -59,15 +65,13 @@ def parse(snapshot: SnapshotInput) -> Frames:
         if not label:
             raise snapshot.fail(f"row {number} has an empty provider cell")
         row: dict[str, object] = {"page_model": model, "endpoint_label": label}
-        for field in ("output_tokens_per_s", "ttft_s", "price_blended_usd_per_mtok"):
+        for field, units in UNITS.items():
             col: int = columns[field]  # type: ignore[assignment]
-            row[field] = cell_number(
-                cells[col], snapshot, table.headers[col], number, seconds=field == "ttft_s"
-            )
+            row[field] = cell_number(cells[col], snapshot, table.headers[col], number, units)
         rows.append(row)
     if not rows:
         raise snapshot.fail("the provider table has no rows")
     return {"aa_endpoints": validated("aa_endpoints", snapshot, rows)}
 
 
-PARSER = Parser("aa_provider_page", "4", ("aa_endpoints",), parse)
+PARSER = Parser("aa_provider_page", "5", ("aa_endpoints",), parse)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from pipeline.extract.base import SnapshotInput
 from pipeline.normalise.numbers import FigureError, parse_figure
@@ -13,18 +15,40 @@ MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
 _PLAIN = re.compile(r"\$?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,15}(?:\.\d+)?)")
 
 
-def cell_number(
-    text: str, snapshot: SnapshotInput, column: str, row: int, *, seconds: bool = False
-) -> float | None:
-    """A plain number (thousands separators and a unit allowed); None for a blank cell.
+@dataclass(frozen=True)
+class Units:
+    """The units a column's figures may be written in, each with the divisor that turns it into
+    the column's unit. A bare number is taken to be in the column's unit already."""
 
-    With `seconds`, a value in ms is converted to seconds."""
+    name: str  # the column's unit, for messages: 'expected a <name> figure'
+    divisors: Mapping[str, float]  # unit as parse_figure names it ('usd' for '$') -> divisor
+
+
+TOKENS_PER_S = Units("tokens/s", {"t/s": 1})
+SECONDS = Units("seconds", {"s": 1, "ms": 1000})
+USD = Units("USD", {"usd": 1})
+
+
+def require_unit(
+    snapshot: SnapshotInput, unit: str | None, units: Units, where: str, text: str
+) -> None:
+    """Refuse a figure written in a unit the column does not hold: '500 ms' is not a speed."""
+    if unit is not None and unit not in units.divisors:
+        raise snapshot.fail(f"{where}: expected a {units.name} figure, got {shorten(text, 60)!r}")
+
+
+def cell_number(
+    text: str, snapshot: SnapshotInput, column: str, row: int, units: Units
+) -> float | None:
+    """A plain number (thousands separators and a unit of `units` allowed), converted to the
+    column's unit; None for a blank cell."""
+    where = f"column {column!r}, row {row}"
     plain = _PLAIN.fullmatch(text)
+    if plain is None:
+        text = clean_text(text, max_length=10_000)  # raw cell text: markup and spacing go first
+        plain = _PLAIN.fullmatch(text)
     if plain:
-        return float(plain.group(1).replace(",", ""))
-    text = clean_text(text, max_length=10_000)  # raw cell text: markup and spacing go first
-    plain = _PLAIN.fullmatch(text)
-    if plain:
+        require_unit(snapshot, "usd" if text.startswith("$") else None, units, where, text)
         return float(plain.group(1).replace(",", ""))
     if text.strip().casefold() in MISSING:
         return None
@@ -38,6 +62,5 @@ def cell_number(
         ) from None
     if figure.value is None or figure.qualifier is not None:
         raise snapshot.fail(f"cell {shown!r} in column {column!r}, row {row} is not a plain number")
-    if seconds and figure.unit == "ms":
-        return figure.value / 1000
-    return figure.value
+    require_unit(snapshot, figure.unit, units, where, text)
+    return figure.value / units.divisors.get(figure.unit, 1)  # type: ignore[arg-type]

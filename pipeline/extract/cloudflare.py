@@ -3,15 +3,11 @@ docs repository stores it (src/content/workers-ai-models/<slug>.json)."""
 
 from __future__ import annotations
 
-import re
-from datetime import date
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import load_json
+from pipeline.extract.jsondoc import json_date, json_number, load_json
 from pipeline.text import clean_text
-
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
@@ -32,17 +28,6 @@ def _models(snapshot: SnapshotInput, document: Any) -> list[Any]:
     if isinstance(document, dict) and "name" in document and "task" in document:
         return [document]
     raise snapshot.fail("expected {'success': true, 'result': [model, ...]} or one model object")
-
-
-def _is_date(value: Any) -> bool:
-    """An ISO date (optionally with a time after it) that exists: not '2026-13-45'."""
-    if not isinstance(value, str) or not _DATE.match(value):
-        return False
-    try:
-        date.fromisoformat(value[:10])
-    except ValueError:
-        return False
-    return True
 
 
 def _flag(snapshot: SnapshotInput, name: str, key: str, value: Any) -> bool | None:
@@ -71,18 +56,25 @@ def _int(snapshot: SnapshotInput, name: str, key: str, value: Any) -> int | None
     return number
 
 
-def _prices(value: Any) -> tuple[float | None, float | None]:
-    """USD per million input and output tokens, when the price list states them."""
+def _prices(snapshot: SnapshotInput, name: str, value: Any) -> tuple[float | None, float | None]:
+    """USD per million input and output tokens, when the price list states them. Prices of other
+    things (audio minutes, image tiles) and in other currencies are not read."""
+    if value is None:
+        return None, None
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise snapshot.fail(f"model {name!r}: property 'price' is not a list of price objects")
     found: dict[str, float] = {}
-    for item in value if isinstance(value, list) else []:
-        if not isinstance(item, dict) or item.get("currency", "USD") != "USD":
+    for item in value:
+        if item.get("currency", "USD") != "USD":
             continue
         unit = str(item.get("unit", "")).casefold()
-        price = item.get("price")
-        if isinstance(price, int | float) and not isinstance(price, bool) and "per m" in unit:
-            found["input" if "input" in unit else "output" if "output" in unit else "?"] = float(
-                price
-            )
+        kind = "input" if "input" in unit else "output" if "output" in unit else None
+        if "per m" not in unit or kind is None:
+            continue  # not a price per million input or output tokens
+        if kind in found:  # which of two the publisher meant is unknowable
+            raise snapshot.fail(f"model {name!r}: property 'price' gives two {kind} prices")
+        where = f"model {name!r}: property 'price' ({item.get('unit')})"
+        found[kind] = json_number(snapshot, item.get("price"), where)
     return found.get("input"), found.get("output")
 
 
@@ -105,12 +97,12 @@ def parse(snapshot: SnapshotInput) -> Frames:
             if isinstance(item, dict) and isinstance(item.get("property_id"), str):
                 properties[item["property_id"]] = item.get("value")
         parts = full_name.split("/")
-        deprecation = properties.get("planned_deprecation_date")
-        if deprecation is not None and not _is_date(deprecation):
-            raise snapshot.fail(
-                f"model {full_name!r}: planned_deprecation_date {deprecation!r} is not a date"
-            )
-        price_in, price_out = _prices(properties.get("price"))
+        deprecation = json_date(
+            snapshot,
+            properties.get("planned_deprecation_date"),
+            f"model {full_name!r}: planned_deprecation_date",
+        )
+        price_in, price_out = _prices(snapshot, full_name, properties.get("price"))
         rows.append(
             {
                 "platform_model_id": full_name,
@@ -127,7 +119,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 ),
                 "price_input_usd_per_mtok": price_in,
                 "price_output_usd_per_mtok": price_out,
-                "planned_deprecation": deprecation[:10] if deprecation else None,
+                "planned_deprecation": deprecation,
             }
         )
     if not rows:
@@ -135,4 +127,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
 
 
-PARSER = Parser("cloudflare_models", "2", ("catalogue_entries",), parse)
+PARSER = Parser("cloudflare_models", "3", ("catalogue_entries",), parse)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.cells import TOKENS_PER_S, require_unit
 from pipeline.extract.evidence import find_evidence, normalise_for_match
 from pipeline.extract.html import Table, describe_tables, element_text, parse_html, tables
 from pipeline.normalise.numbers import Figure, FigureError, parse_figure
@@ -29,7 +30,8 @@ def _figure(snapshot: SnapshotInput, text: str, where: str, *, context: bool = F
         figure = parse_figure(text)
     except FigureError as error:
         raise snapshot.fail(f"{where}: cannot read the figure {_shown(text)}: {error}") from None
-    if figure.unit not in (None, "t/s") or (figure.context and (not context or not figure.unit)):
+    require_unit(snapshot, figure.unit, TOKENS_PER_S, where, text)
+    if figure.context and (not context or not figure.unit):
         raise snapshot.fail(f"{where}: expected a tokens/s figure, got {_shown(text)}")
     return figure
 
@@ -53,8 +55,13 @@ def _cited(cell: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _columns(table: Table, names: tuple[str, ...]) -> dict[str, int]:
+    """Index of each named column. `_kind` only dispatches a table that has them all."""
+    return {name: index for name in names if (index := table.column(name)) is not None}
+
+
 def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
-    cols = {name: table.column(name) for name in ("name", "country", "type", "throughput", "src")}
+    cols = _columns(table, PROVIDER_COLUMNS)
     rows: list[dict[str, Any]] = []
     for number, cells in enumerate(table.rows, start=1):
         if len(cells) != len(table.headers):
@@ -63,23 +70,21 @@ def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
             )
         text = [element_text(cell) for cell in cells]
         where = f"providers table row {number}"
-        provider = text[cols["name"]]  # type: ignore[index]
-        headline_text, _, rest = text[cols["throughput"]].partition("·")  # type: ignore[index]
+        provider = text[cols["name"]]
+        headline_text, _, rest = text[cols["throughput"]].partition("·")
         if not rest:
             raise snapshot.fail(
                 f"{where}: expected '<figure> · <model>' in {_shown(text[cols['throughput']])}"
-            )  # type: ignore[index]
-        cited_url, cited_tier = (
-            _cited(cells[cols["src"]]) if cols["src"] is not None else (None, None)
-        )
+            )
+        cited_url, cited_tier = _cited(cells[cols["src"]])
         base = {
             "table_name": "providers",
             "row_number": number,
             "provider_label": provider,
             "cited_url": cited_url,
             "cited_text": cited_tier,
-            "country": text[cols["country"]] if cols["country"] is not None else None,
-            "provider_type": text[cols["type"]] if cols["type"] is not None else None,
+            "country": text[cols["country"]],
+            "provider_type": text[cols["type"]],
         }
         model = rest.strip()
         context = _CONTEXT.search(model)
@@ -112,10 +117,8 @@ def _provider_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]
 
 
 def _live_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
-    model_col = table.column("model")
-    provider_col = table.column("provider")
+    cols = _columns(table, LIVE_COLUMNS)
     figure_col = next(i for i, h in enumerate(table.headers) if "tokens/s" in h.casefold())
-    source_col = table.column("source")
     rows = []
     for number, cells in enumerate(table.rows, start=1):
         text = [element_text(cell) for cell in cells]
@@ -130,11 +133,11 @@ def _live_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
                 "table_name": "live",
                 "row_number": number,
                 "role": "row",
-                "provider_label": text[provider_col],  # type: ignore[index]
-                "model_label": text[model_col],  # type: ignore[index]
+                "provider_label": text[cols["provider"]],
+                "model_label": text[cols["model"]],
                 "applies_to": None,
                 "cited_url": None,
-                "cited_text": text[source_col] if source_col is not None else None,
+                "cited_text": text[cols["source"]],
                 "country": None,
                 "provider_type": None,
             }
@@ -145,27 +148,25 @@ def _live_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
 
 
 def _platform_rows(snapshot: SnapshotInput, table: Table) -> list[dict[str, Any]]:
-    cols = {name: table.column(name) for name in ("platform", "kind", "models", "notable", "src")}
+    cols = _columns(table, PLATFORM_COLUMNS)
     rows = []
     for number, cells in enumerate(table.rows, start=1):
         if len(cells) != len(table.headers):
             raise snapshot.fail(
                 f"platforms table row {number}: {len(cells)} cells, expected {len(table.headers)}"
             )
-        name_cell = cells[cols["platform"]]  # type: ignore[index]
+        name_cell = cells[cols["platform"]]
         strong = name_cell.find(".//strong")
         label = element_text(strong) if strong is not None else element_text(name_cell)
         owner = element_text(name_cell)[len(label) :].strip() if strong is not None else None
-        cited_url, cited_tier = (
-            _cited(cells[cols["src"]]) if cols["src"] is not None else (None, None)
-        )
-        notable = element_text(cells[cols["notable"]]) if cols["notable"] is not None else None
+        cited_url, cited_tier = _cited(cells[cols["src"]])
+        notable = element_text(cells[cols["notable"]])
         rows.append(
             {
                 "platform_label": label,
                 "owner": owner or None,
-                "kind_label": element_text(cells[cols["kind"]]),  # type: ignore[index]
-                "stated_count": element_text(cells[cols["models"]]),  # type: ignore[index]
+                "kind_label": element_text(cells[cols["kind"]]),
+                "stated_count": element_text(cells[cols["models"]]),
                 "notable": " · ".join(p.strip() for p in notable.split("·")) if notable else None,
                 "cited_url": cited_url,
                 "cited_tier": cited_tier,
@@ -248,7 +249,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "compilation_page",
-    f"2+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
+    f"3+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
     ("compilation_figures", "compilation_platforms", "claim_evidence"),
     parse,
 )

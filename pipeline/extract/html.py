@@ -65,7 +65,7 @@ def element_text(element: Element) -> str:
     """Visible text of an element, whitespace-collapsed, markup and control characters removed."""
     if len(element) == 0:  # no child elements: its own text is all there is (most table cells)
         return clean_text(element.text or "")
-    return clean_text(_SPACES.sub(" ", "".join(element.itertext())))
+    return clean_text("".join(element.itertext()))  # clean_text collapses the whitespace
 
 
 def header_key(text: str) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+from datetime import date
 from typing import Any
 
 from pipeline.extract.base import SnapshotInput
 from pipeline.text import shorten
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 class _DuplicateKey(ValueError):
@@ -41,3 +46,33 @@ def load_json(snapshot: SnapshotInput) -> Any:
         raise snapshot.fail(f"not valid JSON: {error.msg} at line {error.lineno}") from None
     except RecursionError:
         raise snapshot.fail("JSON nested too deeply to read") from None
+
+
+def json_number(snapshot: SnapshotInput, value: Any, what: str) -> float:
+    """A finite number given as a JSON number or a string holding one ('0.35': publishers write
+    both). `what` names the value in the error ("field 'ttft'", "model 'x': pricing.prompt")."""
+    # bool is an int to Python: float(True) would be a value of 1.
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise snapshot.fail(f"{what} is not a number: {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise snapshot.fail(f"{what} is not a number: {value!r}") from None
+    except OverflowError:  # an integer too large for a float
+        raise snapshot.fail(f"{what} is not a finite number: {shorten(repr(value), 80)}") from None
+    if not math.isfinite(number):
+        raise snapshot.fail(f"{what} is not a finite number: {value!r}")
+    return number
+
+
+def json_date(snapshot: SnapshotInput, value: Any, what: str) -> str | None:
+    """An ISO date (a time may follow it) that exists, as 'YYYY-MM-DD'; None for null. '2026-13-45'
+    and 'soon' are errors naming `what`."""
+    if value is None:
+        return None
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return date.fromisoformat(value[:10]).isoformat()
+        except ValueError:
+            pass
+    raise snapshot.fail(f"{what} {value!r} is not a date")

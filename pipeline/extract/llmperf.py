@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import load_json
+from pipeline.extract.jsondoc import json_number, load_json
 from pipeline.text import clean_text
 
 FIELDS = {
@@ -26,16 +26,7 @@ FIELDS = {
 def _number(snapshot: SnapshotInput, record: dict[str, Any], key: str) -> float:
     if key not in record:
         raise snapshot.fail(f"expected field {key!r} in the run summary; it is missing")
-    value = record[key]
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise snapshot.fail(f"field {key!r} is not a number: {value!r}")
-    try:
-        number = float(value)
-    except ValueError:
-        raise snapshot.fail(f"field {key!r} is not a number: {value!r}") from None
-    if number != number or number in (float("inf"), float("-inf")):
-        raise snapshot.fail(f"field {key!r} is not a finite number: {value!r}")
-    return number
+    return json_number(snapshot, record[key], f"field {key!r}")
 
 
 def _label(snapshot: SnapshotInput, record: dict[str, Any], key: str) -> str:

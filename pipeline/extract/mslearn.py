@@ -49,6 +49,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
     # publisher silently missing from the catalogue.
     sections: dict[str, int] = {}
     in_table: set[str] = set()  # models of the current table: a repeat there is a duplicate
+    type_key = capabilities_key = ""  # the current table's, set with its header
     for number, line in enumerate(lines, start=1):
         section = _SECTION.match(line)
         if section:
@@ -65,6 +66,14 @@ def parse(snapshot: SnapshotInput) -> Frames:
         if header is None:
             keys = [_plain(c).casefold() for c in cells]
             if publisher and keys and keys[0] == "model" and any("capabilities" in k for k in keys):
+                types = [k for k in keys if k.startswith("type")]
+                if not types:  # the task is read from it
+                    raise snapshot.fail(
+                        f"line {number}: the table header has no 'Type' column: expected "
+                        "'Model | Type | Capabilities ...'"
+                    )
+                type_key = types[0]
+                capabilities_key = next(k for k in keys if "capabilities" in k)
                 header, tables_seen = keys, tables_seen + 1
                 in_table = set()
             continue
@@ -84,8 +93,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
             )
         in_table.add(model_id)
         sections[publisher] += 1  # type: ignore[index]
-        type_key = next(k for k in header if k.startswith("type"))
-        tools = _TOOLS.search(next(v for k, v in record.items() if "capabilities" in k))
+        tools = _TOOLS.search(record[capabilities_key])
         rows.setdefault(
             model_id,
             {

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from datetime import date
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import load_json
+from pipeline.extract.jsondoc import json_date, json_number, load_json
 from pipeline.text import clean_text
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 PER_MILLION = 1_000_000
 
 
@@ -21,16 +18,7 @@ def _price(
     value = pricing.get(key)
     if value is None:
         return None
-    if isinstance(value, bool):  # float(True) would be a price of 1 USD per token
-        raise snapshot.fail(f"model {model_id!r}: pricing.{key} is not a number: {value!r}")
-    try:
-        per_token = float(value)
-    except (TypeError, ValueError):
-        raise snapshot.fail(
-            f"model {model_id!r}: pricing.{key} is not a number: {value!r}"
-        ) from None
-    if per_token != per_token or per_token in (float("inf"), float("-inf")):
-        raise snapshot.fail(f"model {model_id!r}: pricing.{key} is not finite: {value!r}")
+    per_token = json_number(snapshot, value, f"model {model_id!r}: pricing.{key}")
     if per_token == -1:
         return None
     if per_token < 0:  # only -1 has a meaning; any other negative price is an error
@@ -49,17 +37,6 @@ def _context(snapshot: SnapshotInput, model_id: str, value: Any) -> int | None:
             f"model {model_id!r}: context_length is not a positive whole number: {value!r}"
         )
     return value
-
-
-def _expiry(snapshot: SnapshotInput, model_id: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str) and _DATE.match(value):
-        try:
-            return date.fromisoformat(value[:10]).isoformat()
-        except ValueError:
-            pass
-    raise snapshot.fail(f"model {model_id!r}: expiration_date {value!r} is not a date")
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -97,7 +74,9 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 "context_window": _context(snapshot, model_id, model.get("context_length")),
                 "price_input_usd_per_mtok": _price(snapshot, model_id, pricing, "prompt"),
                 "price_output_usd_per_mtok": _price(snapshot, model_id, pricing, "completion"),
-                "planned_deprecation": _expiry(snapshot, model_id, model.get("expiration_date")),
+                "planned_deprecation": json_date(
+                    snapshot, model.get("expiration_date"), f"model {model_id!r}: expiration_date"
+                ),
             }
         )
     if not rows:

@@ -16,13 +16,12 @@ from __future__ import annotations
 import csv
 import difflib
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from pipeline.normalise.variants import Variant, clean_label, parse_variant
+from pipeline.normalise.variants import Variant, alias_key, clean_label, parse_variant
 from pipeline.settings import METADATA_DIR
 
 PROVIDER = "provider"
@@ -34,7 +33,6 @@ UNRESOLVED = "unresolved"
 
 # Entity ids are lower-case slugs; dots are allowed because model versions use them (kimi-k2.5).
 ID_SLUG = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
-_SEPARATORS = re.compile(r"[\s\-_\u2010-\u2015]+")
 _MAX_SUGGESTIONS = 3
 _SUGGESTION_CUTOFF = 0.6
 
@@ -106,12 +104,6 @@ class _Alias:
     def spelling_for(self, text: str) -> str:
         # Report the row the reviewer would look for: the one spelt like the input, if any.
         return text if text in self.spellings else self.spellings[0]
-
-
-def alias_key(text: str) -> str:
-    """The comparison key of a name: NFKC, casefolded, runs of space, `-` and `_` as one space."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _SEPARATORS.sub(" ", folded).strip()
 
 
 def _read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
+from pipeline.schema.vocabulary import QUALIFIERS
 from pipeline.text import shorten, strip_invisible
 
 __all__ = [
@@ -34,7 +35,6 @@ __all__ = [
 MAX_TEXT_LENGTH = 200
 MAX_DIGITS = 30
 UNITS = ("t/s", "s", "ms", "usd", "models")
-QUALIFIERS = ("approx", "at_least", "up_to", "range")
 
 
 class FigureError(ValueError):

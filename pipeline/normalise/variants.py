@@ -12,23 +12,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-PRECISIONS: tuple[str, ...] = (
-    "fp32",
-    "bf16",
-    "fp16",
-    "fp8",
-    "fp6",
-    "fp4",
-    "int8",
-    "int4",
-    "unknown",
-)
+from pipeline.schema.vocabulary import REASONING_EFFORTS
+
 DEFAULT_PRECISION = "unknown"
-
-SERVICE_TIERS: tuple[str, ...] = ("standard", "turbo", "fast", "latency-optimized", "reference")
 DEFAULT_SERVICE_TIER = "standard"
-
-REASONING_EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 
 # Marker dimensions. `adapter` is LoRA readiness: recognised and stripped, but it sets nothing.
 PRECISION = "precision"
@@ -36,7 +23,7 @@ SERVICE_TIER = "service_tier"
 REASONING_EFFORT = "reasoning_effort"
 ADAPTER = "adapter"
 
-# Spellings of each marker, keyed by `_marker_key` (casefolded, separators as one space).
+# Spellings of each marker, keyed by `alias_key` (casefolded, separators as one space).
 _PRECISION_MARKERS: dict[str, str] = {
     "fp32": "fp32",
     "bf16": "bf16",
@@ -98,13 +85,16 @@ def clean_label(label: str) -> str:
     return " ".join(label.split())
 
 
-def _marker_key(token: str) -> str:
-    folded = unicodedata.normalize("NFKC", token).casefold()
+def alias_key(text: str) -> str:
+    """The comparison key of a name: NFKC, casefolded, runs of space, `-` and `_` as one space.
+
+    Markers here and aliases in `entities` are compared by it."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
     return _SEPARATORS.sub(" ", folded).strip()
 
 
 def _lookup(token: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
-    key = _marker_key(token)
+    key = alias_key(token)
     if allowed is not None and key not in allowed:
         return None
     return _ALL_MARKERS.get(key)

@@ -5,6 +5,16 @@ from __future__ import annotations
 
 import pandera.pandas as pa
 
+from pipeline.schema.vocabulary import (
+    METRICS,
+    PRECISIONS,
+    PROVIDER_TYPES,
+    QUALIFIERS,
+    REASONING_EFFORTS,
+    SCOPES,
+    SERVICE_TIERS,
+)
+
 _TYPES = {
     "str": "VARCHAR",
     "string": "VARCHAR",
@@ -18,6 +28,11 @@ _TYPES = {
 }
 
 
+def _one_of(values: tuple[str, ...]) -> str:
+    """'a, b or c': a vocabulary as a column comment spells it."""
+    return f"{', '.join(values[:-1])} or {values[-1]}"
+
+
 # What a column means when its model says nothing more specific: the shared vocabulary's columns
 # read the same in every table.
 COMMON = {
@@ -28,12 +43,12 @@ COMMON = {
     "platform_id": "model-access platform (pipeline/metadata/platforms.toml)",
     "endpoint_id": "provider/model/precision/service_tier/reasoning_effort",
     "claim_id": "reviewed claim (pipeline/metadata/claims.toml)",
-    "precision": "fp32, bf16, fp16, fp8, fp6, fp4, int8, int4 or unknown",
-    "service_tier": "standard, turbo, fast, latency-optimized or reference",
-    "reasoning_effort": "low, medium or high; null when not stated",
+    "precision": _one_of(PRECISIONS),
+    "service_tier": _one_of(SERVICE_TIERS),
+    "reasoning_effort": f"{_one_of(REASONING_EFFORTS)}; null when not stated",
     "tier": "T1 independent measurement or own docs, T2 vendor claim or compilation, T3 press",
-    "metric": "output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok",
-    "qualifier": "approx, at_least, up_to or range; null when exact",
+    "metric": _one_of(METRICS),
+    "qualifier": f"{_one_of(QUALIFIERS)}; null when exact",
     "value": "the figure; null for a range",
     "low": "low end of a range",
     "high": "high end of a range",
@@ -51,7 +66,7 @@ COMMON = {
     "creator": "who made the model",
     "owner": "company behind the platform",
     "website": "http(s) home page",
-    "type": "inference_api, cloud or hardware_vendor",
+    "type": _one_of(PROVIDER_TYPES),
     "doc_source_id": "registry id of the platform's own documentation page",
     "task": "task or modality, as the catalogue lists it",
     "function_calling": "the catalogue marks the model as supporting function calling",
@@ -61,7 +76,7 @@ COMMON = {
     "url": "http(s) address the bytes came from",
     "sha256": "sha256 of the bytes, hex",
     "obtained_by": "bundled (committed corpus), fetched (speedbook fetch) or manual (snapshot add)",
-    "scope": "live_median, peak_per_user or aggregate: figures of different scopes never compare",
+    "scope": f"{_one_of(SCOPES)}: figures of different scopes never compare",
     "stated_count_qualifier": "at_least for '100+', approx for '~50'; null when exact",
     "catalogue_scope": "what the ingested catalogue covers of the platform",
     "price_input_usd_per_mtok": "price per million input tokens [USD]",

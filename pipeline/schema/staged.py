@@ -13,7 +13,7 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.typing import Series
 
-from pipeline.schema.vocabulary import MAX_TOKENS_PER_S, QUALIFIERS
+from pipeline.schema.vocabulary import MAX_TOKENS_PER_S, QUALIFIERS, TIERS
 
 UtcTimestamp = Annotated[pd.DatetimeTZDtype, "ns", "UTC"]
 
@@ -75,9 +75,14 @@ class CompilationFigures(StagedFrame):
     row_number: Series[int] = pa.Field(ge=1, description="1-based row in that table")
     role: Series[str] = pa.Field(isin=["headline", "context", "row"])
     provider_label: Series[str] = pa.Field(str_length={"min_value": 1})
-    model_label: Series[str] = pa.Field(nullable=True, description="model the figure is on")
+    # Null when the row names no model; an empty cell is a broken row, not a missing model.
+    model_label: Series[str] = pa.Field(
+        str_length={"min_value": 1}, nullable=True, description="model the figure is on"
+    )
     applies_to: Series[str] = pa.Field(
-        nullable=True, description="a model class or scope instead of a model ('8B-class')"
+        str_length={"min_value": 1},
+        nullable=True,
+        description="a model class or scope instead of a model ('8B-class')",
     )
     figure_text: Series[str] = pa.Field(str_length={"min_value": 1}, description="as written")
     value: Series[float] = _speed(nullable=True)
@@ -102,7 +107,7 @@ class CompilationPlatforms(StagedFrame):
     stated_count: Series[str] = pa.Field(str_length={"min_value": 1}, description="as written")
     notable: Series[str] = pa.Field(nullable=True, description="' · '-joined notable families")
     cited_url: Series[str] = pa.Field(nullable=True)
-    cited_tier: Series[str] = pa.Field(isin=["T1", "T2", "T3"], nullable=True)
+    cited_tier: Series[str] = pa.Field(isin=list(TIERS), nullable=True)
 
     class Config:
         unique = ["snapshot_id", "platform_label"]
