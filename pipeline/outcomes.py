@@ -59,7 +59,9 @@ class OutcomeRecord:
         result = cls(**record)  # type: ignore[arg-type]
         if result.outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {result.outcome!r}")
-        parse_utc(result.at)  # raises ValueError on a damaged time
+        if not isinstance(result.at, str):
+            raise ValueError(f"at must be a string, got {result.at!r}")
+        parse_utc(result.at)  # raises ValueError on a damaged or out-of-range time
         return result
 
 

@@ -77,12 +77,20 @@ class AddResult:
     created: bool
 
 
+class TimeOutOfRange(ValueError):
+    """A well-formed time that has no UTC equivalent (year 1 or 9999 with an offset)."""
+
+
 def parse_utc(text: str) -> datetime:
-    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else."""
+    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else,
+    including a time whose UTC equivalent falls outside years 1-9999 (TimeOutOfRange)."""
     value = datetime.fromisoformat(text.strip().replace("z", "Z"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).replace(microsecond=0)
+    try:
+        return value.astimezone(UTC).replace(microsecond=0)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00: callers expect only ValueError
+        raise TimeOutOfRange(f"{text!r} is out of range") from None
 
 
 def format_utc(value: datetime) -> str:
@@ -156,7 +164,7 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
         raise ValueError(f"url {meta.url!r} is not an http(s) URL")
     try:
         retrieved_at = format_utc(parse_utc(meta.retrieved_at))
-    except (ValueError, OverflowError):  # OverflowError: year 1 with an offset
+    except ValueError:
         raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
     if not SHA256.fullmatch(meta.sha256):
         raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")

@@ -501,6 +501,16 @@ def test_outcome_log_is_append_only_and_tolerates_a_torn_line(tmp_path):
     assert json.loads(log.read_text().splitlines()[-1])["source_id"] == "alpha"
 
 
+@pytest.mark.parametrize("at", ["0001-01-01T00:00:00+05:00", 20261129, None, "yesterday"], ids=repr)
+def test_a_hand_edited_outcome_line_is_skipped_not_fatal(tmp_path, at):
+    first = record_outcome(tmp_path, "alpha", "new", "stored a.json", snapshot="a.json")
+    bad = {"source_id": "alpha", "outcome": "failed", "detail": "x", "at": at}
+    with (tmp_path / "alpha" / LOG_NAME).open("a") as handle:
+        handle.write(json.dumps(bad) + "\n")
+    assert read_outcomes(tmp_path, "alpha") == [first]
+    assert latest_outcomes(tmp_path) == {"alpha": first}
+
+
 def test_record_outcome_refuses_bad_input(tmp_path):
     with pytest.raises(ValueError, match="outcome must be one of"):
         record_outcome(tmp_path, "alpha", "maybe")

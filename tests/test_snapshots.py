@@ -103,6 +103,13 @@ def test_parse_utc(text, expected):
     assert parse_utc(text).isoformat() == expected
 
 
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"])
+def test_parse_utc_out_of_range_is_a_value_error(text):
+    # datetime raises OverflowError here; every caller only handles ValueError
+    with pytest.raises(ValueError, match="is out of range"):
+        parse_utc(text)
+
+
 def test_a_page_that_returns_to_older_bytes_becomes_current_without_a_second_copy(tmp_path):
     store = SnapshotStore(tmp_path)
     first = add(store, b"page A", when=datetime(2026, 6, 1, tzinfo=UTC)).meta

@@ -10,7 +10,7 @@ from pipeline.locking import LockBusy, warehouse_lock
 from pipeline.progress import report
 from pipeline.registry import RegistryError, load_registry
 from pipeline.settings import Settings
-from pipeline.snapshots import parse_utc
+from pipeline.snapshots import TimeOutOfRange, parse_utc
 
 NAME = "build"
 HELP = "build the dataset from the raw snapshots (offline unless --live)"
@@ -68,6 +68,8 @@ def parse_as_of(text: str | None) -> datetime | None:
             day = datetime.strptime(text.strip(), "%Y-%m-%d").date()
             return datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
         return parse_utc(text)
+    except TimeOutOfRange:
+        raise CommandError(f"--as-of {text!r} is out of range") from None
     except ValueError:
         raise CommandError(
             f"--as-of {text!r} is not a date (YYYY-MM-DD) or ISO 8601 time"
