@@ -31,3 +31,28 @@ def test_a_bad_as_of_is_one_line(settings, cli, monkeypatch, as_of, message):
     assert result.status == 2
     assert message in result.err and "Traceback" not in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "-1", "soon"])
+def test_a_bad_wait_is_refused(settings, cli, monkeypatch, wait):
+    _no_build(monkeypatch)
+    result = cli("build", f"--wait={wait}")  # `=`: argparse reads a bare -1 as an option
+    assert result.status == 2
+    assert "argument --wait:" in result.err and repr(wait) in result.err
+
+
+@pytest.mark.parametrize("wait", ["0", "2.5"])
+def test_a_finite_wait_is_taken(wait):
+    from pipeline.commands.build import wait_seconds
+
+    assert wait_seconds(wait) == float(wait)
+
+
+@pytest.mark.parametrize("option", ["--strict", "--keep-going"])
+def test_fetch_failure_modes_need_live(settings, cli, monkeypatch, option):
+    _no_build(monkeypatch)
+    result = cli("build", option)
+    assert result.status == 2
+    assert result.err.strip() == (
+        "speedbook build: error: --strict and --keep-going only apply with --live"
+    )

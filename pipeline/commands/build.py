@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from datetime import UTC, datetime, time, timedelta
 
 from pipeline.errors import CommandError
@@ -52,11 +53,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--wait",
-        type=float,
+        type=wait_seconds,
         default=0.0,
         metavar="SECONDS",
         help="if another build holds the warehouse, wait this long for it (default: exit at once)",
     )
+
+
+def wait_seconds(text: str) -> float:
+    """A --wait value. Plain float() takes `nan`, which never times out (every comparison with
+    the deadline is false), `inf` and negatives: none is a wait anyone means."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite, non-negative number")
+    return value
 
 
 def parse_as_of(text: str | None) -> datetime | None:
