@@ -516,6 +516,8 @@ def test_record_outcome_refuses_bad_input(tmp_path):
         record_outcome(tmp_path, "alpha", "maybe")
     with pytest.raises(ValueError, match="not a source id"):
         record_outcome(tmp_path, "../escape", "new")
+    with pytest.raises(ValueError, match="not a source id"):
+        record_outcome(tmp_path, "alpha\n", "new")  # `$` in re.match allowed a final newline
     assert not any(tmp_path.iterdir())
 
 
