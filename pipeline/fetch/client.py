@@ -64,10 +64,6 @@ class FetchReport:
     def ok(self) -> bool:
         return not self.failed
 
-    @property
-    def new(self) -> tuple[OutcomeRecord, ...]:
-        return tuple(r for r in self.records if r.outcome == "new")
-
     def get(self, source_id: str) -> OutcomeRecord:
         for record in self.records:
             if record.source_id == source_id:
