@@ -228,7 +228,8 @@ class _Run:
 
     async def _fetch(self, source: Source) -> OutcomeRecord:
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
-        existing = self.store.list(source.id, errors=problems)
+        # off the event loop, like store.add: it reads metadata and may rewrite the index
+        existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
         latest = existing[-1] if existing else None
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]
