@@ -93,6 +93,12 @@ def parse_utc(text: str) -> datetime:
         raise TimeOutOfRange(f"{text!r} is out of range") from None
 
 
+def snapshot_file_name(retrieved_at: datetime, digest: str, extension: str) -> str:
+    """The data file's name in its source folder: ``<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>``."""
+    stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
+    return f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
+
+
 def format_utc(value: datetime) -> str:
     return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -212,25 +218,11 @@ class SnapshotStore:
         newest = snapshots[-1] if snapshots else None
         if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
             return AddResult(same[-1], created=False)
-        stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
-        name = f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
-        if same:  # the page came back to bytes stored before: new record, no second copy
-            meta = SnapshotMeta(
-                source_id=source_id,
-                url=url,
-                retrieved_at=format_utc(retrieved_at),
-                sha256=digest,
-                size=len(data),
-                content_type=content_type,
-                obtained_by=obtained_by,
-                file=name,
-                note=(note + " " if note else "") + f"(same bytes as {same[-1].file})",
-                http=dict(sorted((http or {}).items())),
-                bytes_file=same[-1].data_file,
-            )
-            directory = self.source_dir(source_id)
-            _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
-            return AddResult(meta, created=True)
+        name = snapshot_file_name(retrieved_at, digest, extension)
+        # bytes seen before (the page came back to them): a new record, no second copy
+        reused = same[-1] if same else None
+        if reused is not None:
+            note = (note + " " if note else "") + f"(same bytes as {reused.file})"
         meta = SnapshotMeta(
             source_id=source_id,
             url=url,
@@ -242,9 +234,11 @@ class SnapshotStore:
             file=name,
             note=note,
             http=dict(sorted((http or {}).items())),
+            bytes_file=reused.data_file if reused else "",
         )
         directory = self.source_dir(source_id)
-        _atomic_write(directory / name, data)
+        if reused is None:
+            _atomic_write(directory / name, data)  # the bytes before the record that names them
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
         return AddResult(meta, created=True)
 
