@@ -20,9 +20,11 @@ CODE_DIRS = (PROJECT_ROOT / "pipeline", SQL_DIR, SCHEMAS_DIR)
 CODE_SUFFIXES = (".py", ".sql", ".json", ".toml", ".csv")
 
 
-def _file_hashes(directory: Path) -> list[str]:
+def _file_hashes(directory: Path, skip: Path | None = None) -> list[str]:
     lines = []
     for path in sorted(directory.rglob("*")):
+        if skip is not None and path.is_relative_to(skip):
+            continue
         if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
             lines.append(
                 f"{path.relative_to(directory)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
@@ -30,14 +32,24 @@ def _file_hashes(directory: Path) -> list[str]:
     return lines
 
 
-def build_fingerprint(settings: Settings, as_of: datetime | None) -> str:
-    digest = hashlib.sha256()
-    for line in (
+def _input_lines(settings: Settings, as_of: datetime | None) -> list[str]:
+    """Everything but the snapshot store. The reviewed files live under pipeline/ by default:
+    the code pass leaves them to the metadata pass, so each file is read and hashed once."""
+    return [
         f"as_of:{as_of.isoformat() if as_of else ''}",
         f"registry:{hashlib.sha256(settings.registry.read_bytes()).hexdigest()}",
-        *(f"code:{line}" for directory in CODE_DIRS for line in _file_hashes(directory)),
+        *(
+            f"code:{line}"
+            for directory in CODE_DIRS
+            for line in _file_hashes(directory, skip=METADATA_DIR)
+        ),
         *(f"metadata:{line}" for line in _file_hashes(METADATA_DIR)),
-    ):
+    ]
+
+
+def build_fingerprint(settings: Settings, as_of: datetime | None) -> str:
+    digest = hashlib.sha256()
+    for line in _input_lines(settings, as_of):
         digest.update(line.encode() + b"\n")
     raw = settings.raw_dir
     if raw.is_dir():

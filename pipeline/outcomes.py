@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.snapshots import format_utc, parse_utc
+from pipeline.registry import SLUG
+from pipeline.snapshots import check_source_id, format_utc, parse_utc
 
 OUTCOMES = ("new", "unchanged", "not_modified", "failed")
 LOG_NAME = "_outcomes.jsonl"
-_SOURCE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # same rule as the registry; no paths
 
 
 @dataclass(frozen=True)
@@ -59,14 +58,15 @@ class OutcomeRecord:
         result = cls(**record)  # type: ignore[arg-type]
         if result.outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {result.outcome!r}")
-        parse_utc(result.at)  # raises ValueError on a damaged time
+        if not isinstance(result.at, str):
+            raise ValueError(f"at must be a string, got {result.at!r}")
+        parse_utc(result.at)  # raises ValueError on a damaged or out-of-range time
         return result
 
 
 def log_path(raw_dir: Path, source_id: str) -> Path:
-    if not _SOURCE_ID.match(source_id):
-        raise ValueError(f"not a source id: {source_id!r}")
-    return raw_dir / source_id / LOG_NAME
+    # a slug only, so the path stays inside the store (SnapshotError is a ValueError)
+    return raw_dir / check_source_id(source_id) / LOG_NAME
 
 
 def append_record(raw_dir: Path, record: OutcomeRecord) -> None:
@@ -157,7 +157,7 @@ def latest_outcomes(raw_dir: Path) -> dict[str, OutcomeRecord]:
     if not raw_dir.is_dir():
         return latest
     for directory in sorted(p for p in raw_dir.iterdir() if p.is_dir()):
-        if not _SOURCE_ID.match(directory.name):
+        if not SLUG.fullmatch(directory.name):
             continue
         records = read_outcomes(raw_dir, directory.name)
         if records:

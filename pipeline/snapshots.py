@@ -77,12 +77,26 @@ class AddResult:
     created: bool
 
 
+class TimeOutOfRange(ValueError):
+    """A well-formed time that has no UTC equivalent (year 1 or 9999 with an offset)."""
+
+
 def parse_utc(text: str) -> datetime:
-    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else."""
+    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else,
+    including a time whose UTC equivalent falls outside years 1-9999 (TimeOutOfRange)."""
     value = datetime.fromisoformat(text.strip().replace("z", "Z"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).replace(microsecond=0)
+    try:
+        return value.astimezone(UTC).replace(microsecond=0)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00: callers expect only ValueError
+        raise TimeOutOfRange(f"{text!r} is out of range") from None
+
+
+def snapshot_file_name(retrieved_at: datetime, digest: str, extension: str) -> str:
+    """The data file's name in its source folder: ``<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>``."""
+    stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
+    return f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
 
 
 def format_utc(value: datetime) -> str:
@@ -156,7 +170,7 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
         raise ValueError(f"url {meta.url!r} is not an http(s) URL")
     try:
         retrieved_at = format_utc(parse_utc(meta.retrieved_at))
-    except (ValueError, OverflowError):  # OverflowError: year 1 with an offset
+    except ValueError:
         raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
     if not SHA256.fullmatch(meta.sha256):
         raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")
@@ -204,25 +218,11 @@ class SnapshotStore:
         newest = snapshots[-1] if snapshots else None
         if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
             return AddResult(same[-1], created=False)
-        stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
-        name = f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
-        if same:  # the page came back to bytes stored before: new record, no second copy
-            meta = SnapshotMeta(
-                source_id=source_id,
-                url=url,
-                retrieved_at=format_utc(retrieved_at),
-                sha256=digest,
-                size=len(data),
-                content_type=content_type,
-                obtained_by=obtained_by,
-                file=name,
-                note=(note + " " if note else "") + f"(same bytes as {same[-1].file})",
-                http=dict(sorted((http or {}).items())),
-                bytes_file=same[-1].data_file,
-            )
-            directory = self.source_dir(source_id)
-            _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
-            return AddResult(meta, created=True)
+        name = snapshot_file_name(retrieved_at, digest, extension)
+        # bytes seen before (the page came back to them): a new record, no second copy
+        reused = same[-1] if same else None
+        if reused is not None:
+            note = (note + " " if note else "") + f"(same bytes as {reused.file})"
         meta = SnapshotMeta(
             source_id=source_id,
             url=url,
@@ -234,9 +234,11 @@ class SnapshotStore:
             file=name,
             note=note,
             http=dict(sorted((http or {}).items())),
+            bytes_file=reused.data_file if reused else "",
         )
         directory = self.source_dir(source_id)
-        _atomic_write(directory / name, data)
+        if reused is None:
+            _atomic_write(directory / name, data)  # the bytes before the record that names them
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
         return AddResult(meta, created=True)
 

@@ -5,6 +5,7 @@ the --as-of bound."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from datetime import UTC, datetime
 
@@ -196,3 +197,16 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
         f"WHERE s.retrieved_at > '{bound.isoformat()}'",
     )
     assert late == [(0,)]
+
+
+def test_the_fingerprint_reads_each_reviewed_file_once():
+    from pipeline.fingerprint import _input_lines
+    from pipeline.settings import METADATA_DIR
+
+    lines = _input_lines(Settings.resolve(), None)
+    for path in METADATA_DIR.glob("*.toml"):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        hashed = [line for line in lines if line.endswith(digest) and line.startswith("code:")]
+        assert hashed == [], f"{path.name} is hashed as code too"
+        assert f"metadata:{path.name}:{digest}" in lines
+    assert any(line.startswith("code:fingerprint.py:") for line in lines)

@@ -37,6 +37,10 @@ def test_snapshot_add_stores_a_manual_capture(settings, cli, tmp_path):
         (["aa-kimi-k2-6", "{directory}"], "not a regular file"),
         (["aa-kimi-k2-6", "{page}", "--retrieved-at", "yesterday"], "not an ISO 8601"),
         (["aa-kimi-k2-6", "{page}", "--retrieved-at", "2999-01-01"], "in the future"),
+        (
+            ["aa-kimi-k2-6", "{page}", "--retrieved-at", "0001-01-01T00:00:00+05:00"],
+            "is out of range",
+        ),
         (["aa-kimi-k2-6", "{page}", "--url", "javascript:alert(1)"], "not an http(s) URL"),
     ],
 )
@@ -98,6 +102,17 @@ def test_sources_lists_every_source_with_a_snapshot(settings, cli):
     assert by_id["aa-gpt-oss-120b"]["snapshots"] == 2
     table = cli("sources")
     assert "cloudflare-workers-ai" in table.out and "45 sources, 45 with a snapshot" in table.out
+
+
+def test_sources_skips_an_outcome_line_with_an_out_of_range_time(settings, cli):
+    log = settings.raw_dir / "openrouter" / "_outcomes.jsonl"
+    good = {"source_id": "openrouter", "outcome": "new", "detail": "", "at": "2026-05-12T19:10:11Z"}
+    bad = dict(good, outcome="failed", at="0001-01-01T00:00:00+05:00")
+    log.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    result = cli("sources", "--json")
+    assert result.status == 0, result.err
+    by_id = {row["id"]: row for row in json.loads(result.out)}
+    assert by_id["openrouter"]["last_outcome"] == "new"
 
 
 def test_sources_with_a_broken_registry(settings, cli, tmp_path):

@@ -6,6 +6,7 @@ partial files, and a healthy source fetched in the same run still succeeds.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import socket
@@ -501,12 +502,44 @@ def test_outcome_log_is_append_only_and_tolerates_a_torn_line(tmp_path):
     assert json.loads(log.read_text().splitlines()[-1])["source_id"] == "alpha"
 
 
+@pytest.mark.parametrize("at", ["0001-01-01T00:00:00+05:00", 20261129, None, "yesterday"], ids=repr)
+def test_a_hand_edited_outcome_line_is_skipped_not_fatal(tmp_path, at):
+    first = record_outcome(tmp_path, "alpha", "new", "stored a.json", snapshot="a.json")
+    bad = {"source_id": "alpha", "outcome": "failed", "detail": "x", "at": at}
+    with (tmp_path / "alpha" / LOG_NAME).open("a") as handle:
+        handle.write(json.dumps(bad) + "\n")
+    assert read_outcomes(tmp_path, "alpha") == [first]
+    assert latest_outcomes(tmp_path) == {"alpha": first}
+
+
 def test_record_outcome_refuses_bad_input(tmp_path):
     with pytest.raises(ValueError, match="outcome must be one of"):
         record_outcome(tmp_path, "alpha", "maybe")
     with pytest.raises(ValueError, match="not a source id"):
         record_outcome(tmp_path, "../escape", "new")
+    with pytest.raises(ValueError, match="not a source id"):
+        record_outcome(tmp_path, "alpha\n", "new")  # `$` in re.match allowed a final newline
     assert not any(tmp_path.iterdir())
+
+
+def test_the_client_lists_stored_snapshots_off_the_event_loop(world, monkeypatch):
+    """Listing reads every metadata record and may rewrite the index: never on the loop."""
+    on_loop: list[str | None] = []
+    original = SnapshotStore.list
+
+    def spy(self, source_id=None, **kwargs):
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(source_id)
+        except RuntimeError:  # no loop in this thread: a worker thread, or outside the fetch
+            pass
+        return original(self, source_id, **kwargs)
+
+    monkeypatch.setattr(SnapshotStore, "list", spy)
+    world.source("catalogue", ok(CATALOGUE))
+    world.seed("catalogue")
+    assert world.fetch().get("catalogue").outcome == "new"
+    assert on_loop == []
 
 
 def test_the_client_writes_its_outcomes_through_record_outcome(world, monkeypatch):

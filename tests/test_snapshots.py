@@ -2,7 +2,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pipeline.snapshots import SnapshotDamaged, SnapshotError, SnapshotStore, parse_utc
+from pipeline.snapshots import (
+    SnapshotDamaged,
+    SnapshotError,
+    SnapshotStore,
+    parse_utc,
+    snapshot_file_name,
+)
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -103,6 +109,13 @@ def test_parse_utc(text, expected):
     assert parse_utc(text).isoformat() == expected
 
 
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"])
+def test_parse_utc_out_of_range_is_a_value_error(text):
+    # datetime raises OverflowError here; every caller only handles ValueError
+    with pytest.raises(ValueError, match="is out of range"):
+        parse_utc(text)
+
+
 def test_a_page_that_returns_to_older_bytes_becomes_current_without_a_second_copy(tmp_path):
     store = SnapshotStore(tmp_path)
     first = add(store, b"page A", when=datetime(2026, 6, 1, tzinfo=UTC)).meta
@@ -117,3 +130,11 @@ def test_a_page_that_returns_to_older_bytes_becomes_current_without_a_second_cop
     assert not add(store, b"page A", when=datetime(2026, 9, 1, tzinfo=UTC)).created
     # an older capture of known bytes adds nothing to the timeline
     assert not add(store, b"page B", when=datetime(2026, 7, 15, tzinfo=UTC)).created
+
+
+def test_snapshot_file_name_is_what_add_stores(tmp_path):
+    when = datetime(2026, 6, 28, 10, 5, 9, tzinfo=UTC)
+    digest = "ab" * 32
+    assert snapshot_file_name(when, digest, ".html") == "20260628T100509Z-abababababab.html"
+    meta = add(SnapshotStore(tmp_path), b"page", when=when).meta
+    assert meta.file == snapshot_file_name(when, meta.sha256, "html")

@@ -16,7 +16,7 @@ from pipeline.extract import PARSERS
 from pipeline.marts import apply_marts
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport, resolve_labels
-from pipeline.outcomes import OutcomeRecord, latest_outcomes, read_outcomes
+from pipeline.outcomes import OutcomeRecord, read_outcomes
 from pipeline.progress import report
 from pipeline.raw import Inventory, cached_inventory
 from pipeline.reviewed import load_claims, load_platforms, unregistered_sources
@@ -223,7 +223,10 @@ def core_tables(
     store = SnapshotStore(settings.raw_dir)
     inventory = cached_inventory(store, sources, speedbook.as_of_time)
     everything = cached_inventory(store, sources)  # core.snapshots keeps the whole history
-    confirmed = confirmations(latest_outcomes(settings.raw_dir), inventory)
+    # each log read once: its last line confirms the newest snapshot, all of it is history
+    logs = {source_id: read_outcomes(settings.raw_dir, source_id) for source_id in sources}
+    latest = {source_id: records[-1] for source_id, records in logs.items() if records}
+    confirmed = confirmations(latest, inventory)
     resolver = Resolver.load()
     claims, platforms = load_claims(), load_platforms()
     for problem in unregistered_sources(claims, platforms, sources):
@@ -245,9 +248,7 @@ def core_tables(
                 platforms=platforms,
                 as_of=speedbook.as_of_time,
                 data_date=inventory.data_date,
-                outcomes=[
-                    r for source_id in sources for r in read_outcomes(settings.raw_dir, source_id)
-                ],
+                outcomes=[record for records in logs.values() for record in records],
             )
         derived = "all" if loaded.appended is None else len(loaded.appended)
         report(f"core: observations derived for {derived} snapshot(s)")

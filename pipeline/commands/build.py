@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from datetime import UTC, datetime, time, timedelta
 
 from pipeline.errors import CommandError
@@ -10,7 +11,7 @@ from pipeline.locking import LockBusy, warehouse_lock
 from pipeline.progress import report
 from pipeline.registry import RegistryError, load_registry
 from pipeline.settings import Settings
-from pipeline.snapshots import parse_utc
+from pipeline.snapshots import TimeOutOfRange, parse_utc
 
 NAME = "build"
 HELP = "build the dataset from the raw snapshots (offline unless --live)"
@@ -52,11 +53,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--wait",
-        type=float,
+        type=wait_seconds,
         default=0.0,
         metavar="SECONDS",
         help="if another build holds the warehouse, wait this long for it (default: exit at once)",
     )
+
+
+def wait_seconds(text: str) -> float:
+    """A --wait value. Plain float() takes `nan`, which never times out (every comparison with
+    the deadline is false), `inf` and negatives: none is a wait anyone means."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite, non-negative number")
+    return value
 
 
 def parse_as_of(text: str | None) -> datetime | None:
@@ -68,6 +81,8 @@ def parse_as_of(text: str | None) -> datetime | None:
             day = datetime.strptime(text.strip(), "%Y-%m-%d").date()
             return datetime.combine(day, time(23, 59, 59), tzinfo=UTC)
         return parse_utc(text)
+    except TimeOutOfRange:
+        raise CommandError(f"--as-of {text!r} is out of range") from None
     except ValueError:
         raise CommandError(
             f"--as-of {text!r} is not a date (YYYY-MM-DD) or ISO 8601 time"

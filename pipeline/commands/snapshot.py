@@ -16,6 +16,7 @@ from pipeline.snapshots import (
     SnapshotDamaged,
     SnapshotError,
     SnapshotStore,
+    TimeOutOfRange,
     check_source_id,
     parse_utc,
 )
@@ -86,6 +87,8 @@ def _retrieved_at(text: str | None) -> datetime:
         return now
     try:
         value = parse_utc(text)
+    except TimeOutOfRange:
+        raise CommandError(f"--retrieved-at {text!r} is out of range") from None
     except ValueError:
         raise CommandError(f"--retrieved-at {text!r} is not an ISO 8601 date or time") from None
     if value > now:

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -149,18 +149,24 @@ def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def run_query(database: Path, text: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Check and run one read-only query; return column names and rows."""
+class QueryResult(NamedTuple):
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    kind: duckdb.StatementType  # as check_query found it: an EXPLAIN prints as a drawing
+
+
+def run_query(database: Path, text: str) -> QueryResult:
+    """Check and run one read-only query; return column names, rows and the statement type."""
     try:
-        check_query(text)
+        kind = check_query(text)
     except RefusedQuery as error:
         raise CommandError(f"refused: {error}") from None
     con = open_read_only(database)
     try:
         cursor = con.execute(text)
         if cursor.description is None:
-            return [], []
-        return [d[0] for d in cursor.description], cursor.fetchall()
+            return QueryResult([], [], kind)
+        return QueryResult([d[0] for d in cursor.description], cursor.fetchall(), kind)
     except duckdb.Error as error:
         raise CommandError(_one_line(error)) from None
     finally:
@@ -230,10 +236,10 @@ def format_result(
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     text = sys.stdin.read() if args.query == "-" else args.query
-    columns, rows = run_query(settings.database, text)
-    explain = check_query(text) == duckdb.StatementType.EXPLAIN
+    result = run_query(settings.database, text)
+    explain = result.kind == duckdb.StatementType.EXPLAIN
     try:
-        print(format_result(columns, rows, args.format, explain=explain))
+        print(format_result(result.columns, result.rows, args.format, explain=explain))
         sys.stdout.flush()
     except BrokenPipeError:  # `speedbook sql ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

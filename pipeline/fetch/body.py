@@ -92,8 +92,6 @@ async def read_capped(chunks: AsyncIterator[bytes], content_encoding: str, max_b
                 body += out
                 if len(body) > max_bytes:
                     raise too_large(max_bytes)
-        if len(body) > max_bytes:
-            raise too_large(max_bytes)
     if inflater is not None and received and not inflater.complete:
         raise BodyError("truncated body", retryable=True)
     return bytes(body)

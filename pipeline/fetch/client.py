@@ -64,10 +64,6 @@ class FetchReport:
     def ok(self) -> bool:
         return not self.failed
 
-    @property
-    def new(self) -> tuple[OutcomeRecord, ...]:
-        return tuple(r for r in self.records if r.outcome == "new")
-
     def get(self, source_id: str) -> OutcomeRecord:
         for record in self.records:
             if record.source_id == source_id:
@@ -232,7 +228,8 @@ class _Run:
 
     async def _fetch(self, source: Source) -> OutcomeRecord:
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
-        existing = self.store.list(source.id, errors=problems)
+        # off the event loop, like store.add: it reads metadata and may rewrite the index
+        existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
         latest = existing[-1] if existing else None
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]

@@ -136,7 +136,7 @@ SELECT p.entity_id AS provider_id, c.figure_text, c.value, c.low, c.high, c.qual
        c.applies_to, m.entity_id AS model_id, c.observed_at, c.snapshot_id, c.source_id,
        src.tier, c.row_number
 FROM staging.compilation_figures AS c
-JOIN staging.extractions AS x ON x.snapshot_id = c.snapshot_id AND x.status = 'ok'
+SEMI JOIN build_scope USING (snapshot_id)
 JOIN staging.label_resolution AS p
     ON p.kind = 'provider' AND p.label = c.provider_label AND p.status = 'resolved'
 LEFT JOIN staging.label_resolution AS m

@@ -1,4 +1,5 @@
--- Reviewed claims that at least one extracted snapshot still carries, and where each was found.
+-- Reviewed claims that at least one snapshot the build reads still carries, and where each was
+-- found. build_scope, not staging.extractions: staging also holds snapshots past --as-of.
 INSERT INTO core.claims BY NAME
 SELECT c.claim_id, c.provider_id, c.model_id,
        core.endpoint_id(c.provider_id, c.model_id, c.precision, 'standard', NULL) AS endpoint_id,
@@ -9,12 +10,12 @@ SELECT c.claim_id, c.provider_id, c.model_id,
 FROM staging.reviewed_claims AS c
 WHERE c.claim_id IN (
     SELECT e.claim_id FROM staging.claim_evidence AS e
-    JOIN staging.extractions AS x ON x.snapshot_id = e.snapshot_id AND x.status = 'ok'
+    SEMI JOIN build_scope USING (snapshot_id)
 );
 
 INSERT INTO core.claim_evidence BY NAME
 SELECT e.claim_id, e.source_id, e.snapshot_id, src.tier, s.retrieved_at, e.quote
 FROM staging.claim_evidence AS e
-JOIN staging.extractions AS x ON x.snapshot_id = e.snapshot_id AND x.status = 'ok'
+SEMI JOIN build_scope USING (snapshot_id)
 JOIN core.snapshots AS s ON s.snapshot_id = e.snapshot_id
 JOIN core.sources AS src ON src.source_id = e.source_id;

@@ -1,5 +1,5 @@
--- Catalogue entries from every extracted catalogue snapshot, with the canonical model where an
--- alias matches and the precision and service tier the name carries.
+-- Catalogue entries from every catalogue snapshot the build reads (build_scope), with the
+-- canonical model where an alias matches and the precision and service tier the name carries.
 INSERT INTO core.platform_models BY NAME
 SELECT ps.platform_id, c.platform_model_id, c.name, c.publisher, c.task,
        r.entity_id AS model_id, coalesce(r.precision, 'unknown') AS precision,
@@ -8,7 +8,7 @@ SELECT ps.platform_id, c.platform_model_id, c.name, c.publisher, c.task,
        c.price_input_usd_per_mtok, c.price_output_usd_per_mtok, c.planned_deprecation,
        c.source_id, c.snapshot_id, c.observed_at
 FROM staging.catalogue_entries AS c
-JOIN staging.extractions AS x ON x.snapshot_id = c.snapshot_id AND x.status = 'ok'
+SEMI JOIN build_scope USING (snapshot_id)
 JOIN staging.platform_sources AS ps ON ps.source_id = c.source_id
 LEFT JOIN staging.label_resolution AS r
     ON r.kind = 'catalogue_model' AND r.label = c.platform_model_id;

@@ -1,0 +1,58 @@
+"""`speedbook build` refuses bad options with one line, before it takes the lock or builds."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad input must be refused before any build starts."""
+    import pipeline.runner
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a build started")
+
+    monkeypatch.setattr(pipeline.runner, "execute", fail)
+
+
+@pytest.mark.parametrize(
+    ("as_of", "message"),
+    [
+        ("yesterday", "is not a date (YYYY-MM-DD) or ISO 8601 time"),
+        ("2026-13-01", "is not a date (YYYY-MM-DD) or ISO 8601 time"),
+        ("0001-01-01T00:00:00+05:00", "is out of range"),
+        ("9999-12-31T23:00:00-05:00", "is out of range"),
+        ("2999-01-01", "is in the future"),
+    ],
+)
+def test_a_bad_as_of_is_one_line(settings, cli, monkeypatch, as_of, message):
+    _no_build(monkeypatch)
+    result = cli("build", "--as-of", as_of)
+    assert result.status == 2
+    assert message in result.err and "Traceback" not in result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "-1", "soon"])
+def test_a_bad_wait_is_refused(settings, cli, monkeypatch, wait):
+    _no_build(monkeypatch)
+    result = cli("build", f"--wait={wait}")  # `=`: argparse reads a bare -1 as an option
+    assert result.status == 2
+    assert "argument --wait:" in result.err and repr(wait) in result.err
+
+
+@pytest.mark.parametrize("wait", ["0", "2.5"])
+def test_a_finite_wait_is_taken(wait):
+    from pipeline.commands.build import wait_seconds
+
+    assert wait_seconds(wait) == float(wait)
+
+
+@pytest.mark.parametrize("option", ["--strict", "--keep-going"])
+def test_fetch_failure_modes_need_live(settings, cli, monkeypatch, option):
+    _no_build(monkeypatch)
+    result = cli("build", option)
+    assert result.status == 2
+    assert result.err.strip() == (
+        "speedbook build: error: --strict and --keep-going only apply with --live"
+    )
