@@ -31,7 +31,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pipeline.snapshots import META_SUFFIX, SnapshotMeta, SnapshotStore, format_utc, sha256_hex
+from pipeline.snapshots import (
+    META_SUFFIX,
+    SnapshotMeta,
+    SnapshotStore,
+    format_utc,
+    sha256_hex,
+    snapshot_file_name,
+)
 
 BUNDLED_METADATA = Path(__file__).resolve().parent.parent / "metadata"
 HOST = "https://bench.speedbook.invalid"
@@ -117,12 +124,6 @@ def aa_source_id(model: int) -> str:
 
 def aa_url(model: int) -> str:
     return f"{HOST}/models/model-{model}/providers"
-
-
-def snapshot_name(retrieved_at: datetime, digest: str, extension: str) -> str:
-    """The file name `SnapshotStore.add` gives a new snapshot."""
-    stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
-    return f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
 
 
 def day_time(spec: CorpusSpec, day_index: int) -> datetime:
@@ -553,7 +554,7 @@ class _Writer:
         """Store one snapshot; False when the store already holds it."""
         digest = sha256_hex(data)
         stored = self._digests(source_id)
-        name = snapshot_name(retrieved_at, digest, extension)
+        name = snapshot_file_name(retrieved_at, digest, extension)
         directory = self.store.source_dir(source_id)
         if (directory / (name + META_SUFFIX)).exists():
             # These bytes at this very time: `add` would list the source only to say "not new".
