@@ -52,7 +52,8 @@ def _labels(speedbook: SpeedbookResource) -> LabelReport:
     settings = speedbook.settings
     store = SnapshotStore(settings.raw_dir)
     inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
-    with connect(settings.database) as con:
+    # core_tables resolves again (assets share nothing in memory); both count as normalise
+    with connect(settings.database) as con, timing.stage("normalise"):
         return resolve_labels(con, Resolver.load(), load_platforms(), _ids(inventory))
 
 
