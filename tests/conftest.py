@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import progress
 from pipeline.cli import main
-from pipeline.settings import PROJECT_ROOT, Settings
+from pipeline.support import progress
+from pipeline.support.settings import Settings
 
-BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+BUNDLED_RAW = REPO_ROOT / "warehouse" / "raw"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -59,7 +60,7 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
 
 def build_into(root: Path, as_of=None) -> Settings:
     """Copy the bundled snapshots under `root` and run the real build (Dagster, in-process)."""
-    from pipeline.runner import execute
+    from pipeline.dagster.runner import execute
 
     warehouse = root / "warehouse"
     if not (warehouse / "raw").exists():

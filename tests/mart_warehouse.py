@@ -11,9 +11,9 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from pipeline.core import ensure_core
-from pipeline.marts import apply_marts
-from pipeline.warehouse import connect
+from pipeline.warehouse.connection import connect
+from pipeline.warehouse.core import ensure_core
+from pipeline.warehouse.marts import apply_marts
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
 SOURCES = {  # id: (tier, kind, max_age_days)

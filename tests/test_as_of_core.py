@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import duckdb
 from test_build import copy_of
 
-from pipeline.runner import execute
-from pipeline.settings import Settings
+from pipeline.dagster.runner import execute
+from pipeline.support.settings import Settings
 
 BOUND = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)  # what `--as-of 2026-06-30` means
 TABLES = ("observations", "claim_evidence", "platform_models", "context_figures")

@@ -19,9 +19,9 @@ from pipeline.bench.corpus import (
 )
 from pipeline.extract import PARSERS, SnapshotInput
 from pipeline.normalise.entities import Resolver
-from pipeline.registry import load_registry
-from pipeline.reviewed import load_claims, load_platforms
-from pipeline.snapshots import SnapshotStore
+from pipeline.normalise.reviewed import load_claims, load_platforms
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.sources.registry import load_registry
 
 SPEC = CorpusSpec(models=5, providers=3, days=3)
 

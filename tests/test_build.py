@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 import pytest
 from conftest import build_into
 
-from pipeline.registry import load_registry
-from pipeline.runner import execute
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotStore
+from pipeline.dagster.runner import execute
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
 
 EXPORTS = ("inference.json", "model_platforms.json", "inference_catalog.json", "datapackage.json")
 
@@ -67,7 +67,7 @@ def test_an_unknown_provider_blocks_the_build_and_keeps_the_last_release(built, 
     )
     outcome = execute(settings)
     assert not outcome.success
-    assert "staged_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
+    assert "staging_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
     assert release_bytes(settings) == before
     assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
 

@@ -13,12 +13,12 @@ import duckdb
 import pytest
 from test_build import AA_PAGE, add_page, copy_of, release_bytes
 
+from pipeline.dagster.runner import execute
 from pipeline.extract import PARSERS
 from pipeline.extract.base import Parser, SnapshotInput
-from pipeline.progress import set_reporter
-from pipeline.runner import execute
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotStore
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.support.progress import set_reporter
+from pipeline.support.settings import Settings
 
 AA = "aa_provider_page"
 
@@ -159,7 +159,7 @@ def test_a_parser_bug_fails_one_snapshot_names_it_and_keeps_the_release(
     _swap_parser(monkeypatch, original.version + ".1", buggy)
     outcome = execute(settings, force=True)
     assert not outcome.success
-    (failure,) = [f for f in outcome.failures if "staged_aa_provider_page" in f]
+    (failure,) = [f for f in outcome.failures if "staging_aa_provider_page" in f]
     assert victim in failure and "TypeError" in failure
     rows = dict(
         _query(
@@ -186,7 +186,7 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
     # a build of every snapshot stages the page, then stops on the unknown name
     outcome = execute(settings)
     assert not outcome.success
-    assert "staged_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
+    assert "staging_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
     # the page is past this bound: its name must not block, nor its rows be derived
     bound = datetime(2026, 11, 29, 12, tzinfo=UTC)
     outcome = execute(settings, bound)
@@ -200,8 +200,8 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
 
 
 def test_the_fingerprint_reads_each_reviewed_file_once():
-    from pipeline.fingerprint import _input_lines
-    from pipeline.settings import METADATA_DIR
+    from pipeline.dagster.fingerprint import _input_lines
+    from pipeline.support.settings import METADATA_DIR
 
     lines = _input_lines(Settings.resolve(), None)
     for path in METADATA_DIR.glob("*.toml"):
@@ -209,4 +209,4 @@ def test_the_fingerprint_reads_each_reviewed_file_once():
         hashed = [line for line in lines if line.endswith(digest) and line.startswith("code:")]
         assert hashed == [], f"{path.name} is hashed as code too"
         assert f"metadata:{path.name}:{digest}" in lines
-    assert any(line.startswith("code:fingerprint.py:") for line in lines)
+    assert any(line.startswith("code:dagster/fingerprint.py:") for line in lines)

@@ -7,12 +7,12 @@ import pytest
 
 def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bad input must be refused before any build starts."""
-    import pipeline.runner
+    import pipeline.dagster.runner
 
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("a build started")
 
-    monkeypatch.setattr(pipeline.runner, "execute", fail)
+    monkeypatch.setattr(pipeline.dagster.runner, "execute", fail)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_a_bad_wait_is_refused(settings, cli, monkeypatch, wait):
 
 @pytest.mark.parametrize("wait", ["0", "2.5"])
 def test_a_finite_wait_is_taken(wait):
-    from pipeline.commands.build import wait_seconds
+    from pipeline.cli.build import wait_seconds
 
     assert wait_seconds(wait) == float(wait)
 

@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from pipeline.settings import METADATA_DIR
+from pipeline.support.settings import METADATA_DIR
 
 KEYS = [
     "input",

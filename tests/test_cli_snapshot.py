@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.snapshots import SnapshotStore
+from pipeline.raw.snapshots import SnapshotStore
 
 
 def stored_files(settings):

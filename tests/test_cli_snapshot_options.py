@@ -11,8 +11,8 @@ import pytest
 from conftest import CliResult
 
 from pipeline.cli import build_parser
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotStore
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.support.settings import Settings
 
 Cli = Callable[..., CliResult]
 BUNDLED_OPENROUTER = "openrouter/20260512T191011Z-e0abb957ba9b.json"

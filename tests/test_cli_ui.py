@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.commands import ui
-from pipeline.locking import warehouse_lock
-from pipeline.settings import Settings
+from pipeline.cli import main, ui
+from pipeline.support.locking import warehouse_lock
+from pipeline.support.settings import Settings
 
 
 class Launched(Exception):

@@ -18,8 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import BUNDLED_RAW
 
-from pipeline import progress
+from pipeline.dagster.runner import execute
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
 from pipeline.release.publish import (
     PAUSE_ENV,
@@ -28,10 +29,9 @@ from pipeline.release.publish import (
     read_release,
     release_problems,
 )
-from pipeline.runner import execute
-from pipeline.settings import METADATA_DIR, PROJECT_ROOT, Settings
+from pipeline.support import progress
+from pipeline.support.settings import METADATA_DIR, Settings
 
-BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
 JUNE = "2026.06.28"
 POINTS = ("writing", "written", "populated", "renamed", "switching")
 # Publishes the June release's documents again under a later data date: a new release, without

@@ -1,10 +1,10 @@
 import dagster as dg
 
-from pipeline.registry import load_registry
+from pipeline.sources.registry import load_registry
 
 
 def test_definitions_load_with_one_raw_asset_per_source(settings):
-    from pipeline.assets.graph import build_definitions
+    from pipeline.dagster.graph import build_definitions
 
     defs = build_definitions(settings)
     graph = defs.resolve_asset_graph()

@@ -2,9 +2,9 @@
 
 import duckdb
 
-from pipeline.dictionary import current_dictionary, render_dictionary
-from pipeline.marts import PASS_THROUGH
-from pipeline.settings import DICTIONARY_PATH
+from pipeline.support.settings import DICTIONARY_PATH
+from pipeline.warehouse.dictionary import current_dictionary, render_dictionary
+from pipeline.warehouse.marts import PASS_THROUGH
 
 
 def test_the_committed_dictionary_is_up_to_date():

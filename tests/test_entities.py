@@ -4,6 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import BUNDLED_RAW
 
 from pipeline.normalise.entities import (
     AliasError,
@@ -13,13 +14,11 @@ from pipeline.normalise.entities import (
     Resolver,
     alias_key,
 )
-from pipeline.settings import METADATA_DIR, PROJECT_ROOT
+from pipeline.support.settings import METADATA_DIR
 
 CSV_FILES = ("providers.csv", "provider_aliases.csv", "models.csv", "model_aliases.csv")
 LLMPERF_SUMMARIES = sorted(
-    path
-    for path in (PROJECT_ROOT / "warehouse" / "raw").glob("llmperf-*/*.json")
-    if not path.name.endswith(".meta.json")
+    path for path in BUNDLED_RAW.glob("llmperf-*/*.json") if not path.name.endswith(".meta.json")
 )
 LLMPERF_MODELS = {
     "anyscale-7b": "llama-2-7b-chat",

@@ -15,9 +15,9 @@ import duckdb
 import pytest
 from http_fixtures import FaultServer, ok, status
 
+from pipeline.raw.snapshots import SnapshotStore, sha256_hex
 from pipeline.release.contracts import validate_directory
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotStore, sha256_hex
+from pipeline.support.settings import Settings
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 KIMI_PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()

@@ -33,8 +33,8 @@ from http_fixtures import (
     unsized,
 )
 
-from pipeline.fetch import USER_AGENT, FetchError, FetchOptions, FetchReport, fetch_sources
-from pipeline.fetch.policy import (
+from pipeline.raw.fetch import USER_AGENT, FetchError, FetchOptions, FetchReport, fetch_sources
+from pipeline.raw.fetch.policy import (
     backoff_delay,
     format_size,
     media_type,
@@ -42,9 +42,9 @@ from pipeline.fetch.policy import (
     redirect_refusal,
     shown,
 )
-from pipeline.outcomes import LOG_NAME, latest_outcomes, read_outcomes, record_outcome
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotMeta, SnapshotStore
+from pipeline.raw.outcomes import LOG_NAME, latest_outcomes, read_outcomes, record_outcome
+from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
+from pipeline.support.settings import Settings
 
 # Small timeouts and delays keep the whole file fast; the defaults are for the real web.
 FAST = FetchOptions(
@@ -544,7 +544,7 @@ def test_the_client_lists_stored_snapshots_off_the_event_loop(world, monkeypatch
 
 def test_the_client_writes_its_outcomes_through_record_outcome(world, monkeypatch):
     """One writer of outcome lines: the client's records are record_outcome's."""
-    from pipeline.fetch import client
+    from pipeline.raw.fetch import client
 
     written = []
     original = client.record_outcome

@@ -15,11 +15,11 @@ import duckdb
 import pytest
 from mart_warehouse import DAY, Snapshot, Warehouse, observation, rows, snapshot_id
 
-from pipeline.registry import load_registry
+from pipeline.dagster.runner import execute
+from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
 from pipeline.release.queries import read_inputs
-from pipeline.runner import execute
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotMeta, SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
 
 CLOUDFLARE = "cloudflare-workers-ai"
 

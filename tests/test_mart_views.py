@@ -9,11 +9,11 @@ import duckdb
 import pytest
 from conftest import build_into
 
-from pipeline.outcomes import record_outcome
-from pipeline.registry import load_registry
-from pipeline.runner import execute
-from pipeline.settings import Settings
-from pipeline.snapshots import SnapshotStore
+from pipeline.dagster.runner import execute
+from pipeline.raw.outcomes import record_outcome
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
 
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"

@@ -10,7 +10,7 @@ import pytest
 from test_parse_support import MB, SOURCES, bundled, edit, frame, parse, refused
 
 from pipeline.extract import SnapshotInput
-from pipeline.reviewed import load_claims
+from pipeline.normalise.reviewed import load_claims
 
 CLAIM_PAGES = sorted(s.id for s in SOURCES.values() if s.format == "claim_page")
 GROQ = "groq-llama-3-3-70b-benchmark"

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from test_parse_support import MB, SOURCES, bundled, edit, frame, parse, refused
 
-from pipeline.reviewed import load_platforms
+from pipeline.normalise.reviewed import load_platforms
 
 PLATFORMS = {platform.doc_source: platform for platform in load_platforms()}
 BEDROCK = "amazon-bedrock-models"

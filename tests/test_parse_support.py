@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import BUNDLED_RAW
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import Frames
-from pipeline.registry import Source, load_registry
-from pipeline.settings import METADATA_DIR, PROJECT_ROOT
-from pipeline.snapshots import SnapshotStore, parse_utc
+from pipeline.raw.snapshots import SnapshotStore, parse_utc
+from pipeline.sources.registry import Source, load_registry
+from pipeline.support.settings import METADATA_DIR
 
-BUNDLED = SnapshotStore(PROJECT_ROOT / "warehouse" / "raw")
+BUNDLED = SnapshotStore(BUNDLED_RAW)
 SOURCES: dict[str, Source] = load_registry(METADATA_DIR / "sources.toml")
 FIXTURES = Path(__file__).parent / "fixtures"
 MB = 1_000_000

@@ -17,12 +17,12 @@ import lxml.html
 import pytest
 from mart_warehouse import rows
 
-from pipeline.marts import apply_marts
 from pipeline.release.contracts import EXPORT_FILES, check
 from pipeline.release.exports import ReleaseInfo, build_exports, speed_number
 from pipeline.release.preview import render_preview
 from pipeline.release.queries import read_inputs
-from pipeline.settings import Settings
+from pipeline.support.settings import Settings
+from pipeline.warehouse.marts import apply_marts
 
 MAVERICK = "llama-4-maverick"
 AGGREGATE = "nvidia-dgx-b200-llama-4-maverick-aggregate"

@@ -21,7 +21,7 @@ import pytest
 
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.preview import render_preview
-from pipeline.settings import Settings
+from pipeline.support.settings import Settings
 
 CHROMIUM = os.environ.get("SPEEDBOOK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"

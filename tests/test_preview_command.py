@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.release.datapackage import resource_hash
-from pipeline.settings import Settings
+from pipeline.support.settings import Settings
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""The crash tests' pause points: one implementation (pipeline.faults.pause_point), read from
-SPEEDBOOK_TEST_PAUSE by the build and from SPEEDBOOK_TEST_PUBLISH_PAUSE by publishing."""
+"""The crash tests' pause points: one implementation (pipeline.support.faults.pause_point),
+read from SPEEDBOOK_TEST_PAUSE by the build and from SPEEDBOOK_TEST_PUBLISH_PAUSE by publishing."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import faults
 from pipeline.release import publish
+from pipeline.support import faults
 
 
 class Paused(Exception):

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.registry import RegistryError, load_registry
-from pipeline.settings import METADATA_DIR
+from pipeline.sources.registry import RegistryError, load_registry
+from pipeline.support.settings import METADATA_DIR
 
 GOOD = """
 [[source]]

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import BUNDLED_RAW
 
-from pipeline import progress
 from pipeline.cli import main
+from pipeline.raw.snapshots import SnapshotStore
 from pipeline.release import publish
 from pipeline.release.changelog import figures
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
@@ -37,10 +38,9 @@ from pipeline.release.publish import (
     publish_release,
     read_release,
 )
-from pipeline.settings import METADATA_DIR, PROJECT_ROOT, Settings
-from pipeline.snapshots import SnapshotStore
+from pipeline.support import progress
+from pipeline.support.settings import METADATA_DIR, Settings
 
-BUNDLED_RAW = PROJECT_ROOT / "warehouse" / "raw"
 AA_LLAMA = "aa-llama-3-3-instruct-70b"
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
 JUNE, NOVEMBER, NOVEMBER_1 = "2026.06.28", "2026.11.29", "2026.11.29.1"

@@ -7,9 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.registry import load_registry
-from pipeline.reviewed import ReviewedFileError, load_claims, load_platforms, unregistered_sources
-from pipeline.settings import Settings
+from pipeline.normalise.reviewed import (
+    ReviewedFileError,
+    load_claims,
+    load_platforms,
+    unregistered_sources,
+)
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
 
 
 def test_the_bundled_reviewed_files_cite_only_registered_sources() -> None:

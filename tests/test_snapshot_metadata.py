@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import CliResult
 
-from pipeline import progress, snapshots
-from pipeline.raw import clear_cache, take_inventory, unreported_problems
-from pipeline.settings import Settings
-from pipeline.snapshots import META_SUFFIX, SnapshotError, SnapshotMeta, SnapshotStore
+from pipeline.raw import snapshots
+from pipeline.raw.inventory import clear_cache, take_inventory, unreported_problems
+from pipeline.raw.snapshots import META_SUFFIX, SnapshotError, SnapshotMeta, SnapshotStore
+from pipeline.support import progress
+from pipeline.support.settings import Settings
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 BAD_NAME = "20261130T000000Z-aaaaaaaaaaaa.html"

@@ -2,7 +2,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pipeline.snapshots import (
+from pipeline.raw.snapshots import (
     SnapshotDamaged,
     SnapshotError,
     SnapshotStore,

@@ -10,7 +10,7 @@ import sys
 import duckdb
 import pytest
 
-from pipeline.commands.sql import RefusedQuery, check_query
+from pipeline.cli.sql import RefusedQuery, check_query
 
 FASTEST = (
     "SELECT model_id, provider_id, output_tokens_per_s FROM mart.leaderboard "

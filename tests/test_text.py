@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.text import (
+from pipeline.support.text import (
     TextDecodeError,
     clean_text,
     decode_text,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pipeline.snapshots import (
+from pipeline.raw.snapshots import (
     META_SUFFIX,
     SnapshotMeta,
     SnapshotStore,

@@ -23,8 +23,8 @@ from typing import Any
 import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
-from pipeline.runner import REPORT_FILE
-from pipeline.warehouse import connect
+from pipeline.dagster.runner import REPORT_FILE
+from pipeline.warehouse.connection import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
 # What pipeline/runner.py `execute` reports when it skips a build (keep the two in step). Not just

@@ -9,7 +9,7 @@ import lxml.etree
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.cells import SECONDS, TOKENS_PER_S, USD, Units, cell_number
 from pipeline.extract.html import describe_tables, element_text, find_text_table, parse_html
-from pipeline.text import clean_text
+from pipeline.support.text import clean_text
 
 PROVIDER = ("api provider", "provider")
 SPEED = ("output speed",)

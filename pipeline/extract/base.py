@@ -11,10 +11,10 @@ from typing import Any
 import pandas as pd
 import pandera.errors as pa_errors
 
-from pipeline.registry import Source
-from pipeline.schema.staged import FRAMES
-from pipeline.snapshots import SnapshotMeta
-from pipeline.text import TextDecodeError, decode_text
+from pipeline.raw.snapshots import SnapshotMeta
+from pipeline.schema.staging import FRAMES
+from pipeline.sources.registry import Source
+from pipeline.support.text import TextDecodeError, decode_text
 
 
 class ExtractError(ValueError):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pipeline.extract.base import SnapshotInput
 from pipeline.normalise.numbers import FigureError, parse_figure
-from pipeline.text import clean_text, shorten
+from pipeline.support.text import clean_text, shorten
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
 # Most cells are a bare number ('691', '1,753.0'): read those without the general parser.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import find_evidence, normalise_for_match, unreviewed_figures
-from pipeline.reviewed import file_digest
-from pipeline.settings import METADATA_DIR
-from pipeline.text import page_text
+from pipeline.normalise.reviewed import file_digest
+from pipeline.support.settings import METADATA_DIR
+from pipeline.support.text import page_text
 
 
 def parse(snapshot: SnapshotInput) -> Frames:

@@ -10,9 +10,9 @@ from pipeline.extract.cells import TOKENS_PER_S, require_unit
 from pipeline.extract.evidence import find_evidence, normalise_for_match
 from pipeline.extract.html import Table, describe_tables, element_text, parse_html, tables
 from pipeline.normalise.numbers import Figure, FigureError, parse_figure
-from pipeline.reviewed import file_digest
-from pipeline.settings import METADATA_DIR
-from pipeline.text import page_text, safe_url, shorten
+from pipeline.normalise.reviewed import file_digest
+from pipeline.support.settings import METADATA_DIR
+from pipeline.support.text import page_text, safe_url, shorten
 
 _CONTEXT = re.compile(r"\(([^()]*\b(?:t/s|tok/s|tokens)\b[^()]*)\)\s*$", re.IGNORECASE)
 _MODEL_CLASS = re.compile(r"^\d+(?:\.\d+)?[BM]-class$", re.IGNORECASE)

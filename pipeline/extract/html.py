@@ -10,7 +10,7 @@ from functools import cached_property
 
 import lxml.etree
 
-from pipeline.text import clean_text
+from pipeline.support.text import clean_text
 
 _INVISIBLE = ("script", "style", "template", "noscript")
 _SPACES = re.compile(r"\s+")

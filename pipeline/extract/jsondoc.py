@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from pipeline.extract.base import SnapshotInput
-from pipeline.text import shorten
+from pipeline.support.text import shorten
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 

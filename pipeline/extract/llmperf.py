@@ -9,7 +9,7 @@ import pandas as pd
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_number, load_json
-from pipeline.text import clean_text
+from pipeline.support.text import clean_text
 
 FIELDS = {
     "output_tokens_per_s": "results_request_output_throughput_token_per_s_quantiles_p50",

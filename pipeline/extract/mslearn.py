@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.text import clean_text
+from pipeline.support.text import clean_text
 
 _SECTION = re.compile(
     r"^##\s+(?P<publisher>.+?)\s+models\s+sold\s+directly\s+by\s+Azure\s*$", re.IGNORECASE

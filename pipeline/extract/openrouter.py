@@ -6,7 +6,7 @@ from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_date, json_number, load_json
-from pipeline.text import clean_text
+from pipeline.support.text import clean_text
 
 PER_MILLION = 1_000_000
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import PageText, normalise_for_match
-from pipeline.reviewed import file_digest, load_platforms
-from pipeline.settings import METADATA_DIR
-from pipeline.text import page_text
+from pipeline.normalise.reviewed import file_digest, load_platforms
+from pipeline.support.settings import METADATA_DIR
+from pipeline.support.text import page_text
 
 
 def parse(snapshot: SnapshotInput) -> Frames:

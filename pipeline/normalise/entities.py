@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from pipeline.normalise.variants import Variant, alias_key, clean_label, parse_variant
-from pipeline.settings import METADATA_DIR
+from pipeline.support.settings import METADATA_DIR
 
 PROVIDER = "provider"
 MODEL = "model"

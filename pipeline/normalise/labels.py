@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from pipeline.extract.staging import scope_build
 from pipeline.normalise.entities import Resolver, alias_key
+from pipeline.normalise.reviewed import Platform
 from pipeline.normalise.variants import parse_variant
-from pipeline.reviewed import Platform
-from pipeline.staging import scope_build
 
 RESOLUTION_COLUMNS = [
     "kind",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 from pipeline.schema.vocabulary import QUALIFIERS
-from pipeline.text import shorten, strip_invisible
+from pipeline.support.text import shorten, strip_invisible
 
 __all__ = [
     "MAX_DIGITS",

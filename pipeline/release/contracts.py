@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from pipeline.settings import SCHEMAS_DIR
+from pipeline.support.settings import SCHEMAS_DIR
 
 EXPORT_FILES = ("inference.json", "model_platforms.json", "inference_catalog.json")
 

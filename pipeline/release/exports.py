@@ -14,7 +14,7 @@ from typing import Any
 
 from pipeline.normalise.numbers import Figure, parse_count_statement
 from pipeline.release.queries import ExportInputs, Record
-from pipeline.text import clean_text, safe_url
+from pipeline.support.text import clean_text, safe_url
 
 DATASET = "speedbook"
 LICENSE = "CC-BY-4.0"

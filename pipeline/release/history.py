@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.marts import ensure_history
+from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import figure_key, figures, summary_line
 from pipeline.release.publish import (
     CHANGES_JSON,
@@ -26,7 +26,7 @@ from pipeline.release.publish import (
     list_versions,
     read_release,
 )
-from pipeline.snapshots import parse_utc
+from pipeline.warehouse.marts import ensure_history
 
 RELEASES_SCHEMA = pa.schema(
     [

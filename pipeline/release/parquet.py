@@ -30,7 +30,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.schema.ddl import quote_literal
-from pipeline.warehouse import catalog_objects
+from pipeline.warehouse.connection import catalog_objects
 
 PARTITIONED = {"observations": "observed_at"}
 PARTITION_COLUMN = "observed_month"

@@ -30,12 +30,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.faults import pause_point
-from pipeline.locking import wait_for_flock
 from pipeline.release.changelog import compare, render_markdown, summary_line
 from pipeline.release.contracts import EXPORT_FILES, check, schema_path
 from pipeline.release.datapackage import build_datapackage, resource_hash
 from pipeline.release.jsonio import dumps
+from pipeline.support.faults import pause_point
+from pipeline.support.locking import wait_for_flock
 
 VERSION = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})(?:\.(\d+))?$")
 LATEST = "latest"
@@ -44,8 +44,9 @@ CHANGELOG_MD = "CHANGELOG.md"
 CHANGES_JSON = "changes.json"
 TMP_PREFIX = ".tmp-"
 LATEST_TMP_PREFIX = ".latest-"
-# Test hook (pipeline.faults.pause_point, read from its own variable): "<point>:<marker file>"
-# makes publish write the marker and sleep at that point, so a test can SIGKILL it there.
+# Test hook (pipeline.support.faults.pause_point, read from its own variable):
+# "<point>:<marker file>" makes publish write the marker and sleep at that point, so a test can
+# SIGKILL it there.
 # Points: writing, written, populated, renamed, switching.
 PAUSE_ENV = "SPEEDBOOK_TEST_PUBLISH_PAUSE"
 

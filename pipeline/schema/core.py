@@ -7,7 +7,7 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.typing import Series
 
-from pipeline.schema.staged import UtcTimestamp
+from pipeline.schema.staging import UtcTimestamp
 from pipeline.schema.vocabulary import (
     CLAIM_SCOPES,
     METRICS,

@@ -1,0 +1,97 @@
+"""The `speedbook` command line. Each subcommand is a module of this package with
+`NAME`, `HELP`, `configure(parser)` and `run(args, settings) -> exit status`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from pipeline.support.errors import CommandError
+from pipeline.support.settings import Settings
+
+COMMAND_MODULES = (
+    "build",
+    "sources",
+    "snapshot",
+    "resolve",
+    "ui",
+    "fetch",
+    "preview",
+    "diff",
+    "releases",
+    "sql",
+    "dictionary",
+    "validate",
+    "bench",
+)
+
+
+def _add_location_options(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """The location options on a command and on each of its actions (`snapshot list ...`), so
+    they are accepted before or after the action. An action's copy has no default: argparse
+    copies every attribute of an action's namespace over the command's, and a default there
+    would erase a value given before the action."""
+    default = argparse.SUPPRESS if nested else None
+    group = parser.add_argument_group("locations")
+    group.add_argument(
+        "--registry",
+        metavar="FILE",
+        default=default,
+        help="source registry (default: $SPEEDBOOK_REGISTRY, else pipeline/metadata/sources.toml)",
+    )
+    group.add_argument(
+        "--warehouse",
+        metavar="DIR",
+        default=default,
+        help="raw snapshots, DuckDB file, Dagster instance (default: $SPEEDBOOK_WAREHOUSE, "
+        "else ./warehouse)",
+    )
+    group.add_argument(
+        "--exports",
+        metavar="DIR",
+        default=default,
+        help="releases (default: $SPEEDBOOK_EXPORTS, else ./exports)",
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            # choices maps each name and alias to its parser; add the options once per parser
+            children = {id(child): child for child in action.choices.values()}
+            for child in children.values():
+                _add_location_options(child, nested=True)
+
+
+def _load_commands() -> dict[str, ModuleType]:
+    modules = (importlib.import_module(f"pipeline.cli.{name}") for name in COMMAND_MODULES)
+    return {module.NAME: module for module in modules}
+
+
+def build_parser(commands: dict[str, ModuleType] | None = None) -> argparse.ArgumentParser:
+    commands = commands or _load_commands()
+    parser = argparse.ArgumentParser(
+        prog="speedbook",
+        description="Build and inspect Speedbook, a versioned, source-graded dataset of LLM "
+        "inference speed and model access.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, module in commands.items():
+        child = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        module.configure(child)
+        _add_location_options(child)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    commands = _load_commands()
+    args = build_parser(commands).parse_args(argv)
+    settings = Settings.resolve(args.registry, args.warehouse, args.exports)
+    try:
+        return int(commands[args.command].run(args, settings))
+    except CommandError as error:
+        print(f"speedbook {args.command}: error: {error}", file=sys.stderr)
+        return error.status
+    except KeyboardInterrupt:
+        print(f"speedbook {args.command}: interrupted", file=sys.stderr)
+        return 130

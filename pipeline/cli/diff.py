@@ -1,0 +1,70 @@
+"""`speedbook diff [OLD] [NEW]`: what changed between two releases."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pipeline.release.changelog import compare, render_markdown
+from pipeline.release.publish import ReleaseDamaged, find_release, list_versions, read_release
+from pipeline.support.errors import CommandError
+from pipeline.support.settings import Settings
+
+NAME = "diff"
+HELP = "show what changed between two releases (default: the two newest)"
+DESCRIPTION = (
+    "Print the changelog between two releases: providers, models, platforms and catalogue "
+    "entries added and removed, figures changed (old and new value, relative change), headline "
+    "changes, source tier changes and newly stale figures. OLD and NEW are versions "
+    "(2026.11.29), `latest`, or paths to release folders; without them, the two newest "
+    "releases in --exports; with only OLD, NEW is the newest."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "old", nargs="?", metavar="OLD", help="version, `latest` or folder (default: second newest)"
+    )
+    parser.add_argument(
+        "new", nargs="?", metavar="NEW", help="version, `latest` or folder (default: newest)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the changes as JSON (the form of changes.json)"
+    )
+
+
+def _pick(exports: Path, old: str | None, new: str | None) -> tuple[Path, Path]:
+    versions = list_versions(exports)
+    try:
+        if old is None:
+            if len(versions) < 2:
+                have = ", ".join(versions) if versions else "none"
+                raise CommandError(
+                    f"need two releases to compare; {exports} has {len(versions)} ({have})"
+                )
+            return exports / versions[-2], exports / versions[-1]
+        if new is None:
+            if not versions:
+                raise CommandError(f"no releases in {exports} to compare {old} with")
+            return find_release(exports, old), exports / versions[-1]
+        return find_release(exports, old), find_release(exports, new)
+    except LookupError as error:
+        raise CommandError(str(error)) from None
+
+
+def _read(folder: Path) -> dict:
+    try:
+        return read_release(folder)
+    except ReleaseDamaged as error:
+        raise CommandError(f"damaged release: {error}") from None
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    old_folder, new_folder = _pick(settings.exports, args.old, args.new)
+    changes = compare(_read(old_folder), _read(new_folder))
+    if args.json:
+        print(json.dumps(changes, indent=2, ensure_ascii=False, sort_keys=True))
+    else:
+        print(render_markdown(changes), end="")
+    return 0

@@ -1,0 +1,85 @@
+"""`speedbook ui`: open the Dagster UI on the instance that `speedbook build` writes to."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from pipeline.support.errors import CommandError
+from pipeline.support.settings import ENV_EXPORTS, ENV_REGISTRY, ENV_WAREHOUSE, Settings
+
+NAME = "ui"
+HELP = "open the Dagster UI (dagster dev) on this project's instance"
+DESCRIPTION = (
+    "Run `dagster dev -m pipeline.definitions` with DAGSTER_HOME set to <warehouse>/dagster, so "
+    "the runs `speedbook build` made appear with their history. The UI does not take the "
+    "warehouse lock (it would stop every `speedbook build` while it is open), so a run "
+    "launched from it does not wait for a build: launch one only when no build is running."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=3000, help="web server port (default 3000)")
+    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+
+
+def build_holder(lock_file: Path) -> str | None:
+    """Who holds the warehouse lock right now (the lock file's text), or None if nobody does.
+
+    Only a probe: a shared lock, dropped at once, and the file is never written, so a build
+    that starts meanwhile still reports its own pid."""
+    try:
+        handle = os.open(lock_file, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file yet: no build ever ran here
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(handle, 200, 0).decode("utf-8", "replace").strip() or "holder unknown"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(handle)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipeline.dagster.runner import dagster_instance
+
+    holder = build_holder(settings.lock_file)
+    if holder is not None:
+        # The UI itself is safe to open during a build (it only reads); a run launched from it
+        # would write the warehouse the build is writing.
+        print(
+            f"note: a build is running ({settings.lock_file}: {holder}); runs launched from the "
+            "UI do not wait for it, so launch none until it finishes",
+            file=sys.stderr,
+        )
+
+    dagster_instance(settings).dispose()  # creates the instance folder and dagster.yaml
+    executable = shutil.which("dagster") or os.path.join(os.path.dirname(sys.executable), "dagster")
+    if not os.path.exists(executable):
+        raise CommandError("the `dagster` command is not installed; run `make install`")
+    env = os.environ | {
+        "DAGSTER_HOME": str(settings.dagster_home),
+        ENV_REGISTRY: str(settings.registry),
+        ENV_WAREHOUSE: str(settings.warehouse),
+        ENV_EXPORTS: str(settings.exports),
+    }
+    command = [
+        executable,
+        "dev",
+        "-m",
+        "pipeline.definitions",
+        "-h",
+        args.host,
+        "-p",
+        str(args.port),
+    ]
+    print(f"DAGSTER_HOME={settings.dagster_home} {' '.join(command)}")
+    os.execve(executable, command, env)
+    return 0  # not reached

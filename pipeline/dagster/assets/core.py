@@ -1,0 +1,300 @@
+"""Normalise and core layers: resolve every label, then load the core tables and mart views."""
+
+from collections.abc import Iterator
+from datetime import datetime
+
+import dagster as dg
+import duckdb
+import pandera.errors as pa_errors
+
+from pipeline.dagster.assets.staging import staging_asset_key
+from pipeline.dagster.resources import SpeedbookResource
+from pipeline.extract import PARSERS
+from pipeline.normalise.entities import Resolver
+from pipeline.normalise.labels import LabelReport, resolve_labels
+from pipeline.normalise.reviewed import load_claims, load_platforms, unregistered_sources
+from pipeline.raw.inventory import Inventory, cached_inventory
+from pipeline.raw.outcomes import OutcomeRecord, read_outcomes
+from pipeline.raw.snapshots import SnapshotStore, parse_utc
+from pipeline.schema.core import CORE_TABLES, CoreTable
+from pipeline.support import timing
+from pipeline.support.progress import report
+from pipeline.warehouse.connection import connect
+from pipeline.warehouse.core import build_core
+from pipeline.warehouse.marts import apply_marts
+from pipeline.warehouse.validate import validate_by_snapshot
+
+UNRESOLVED = dg.AssetKey("staging_unresolved_names")
+MART = dg.AssetKey("mart_views")
+
+
+def core_asset_key(table: str) -> dg.AssetKey:
+    return dg.AssetKey(f"core_{table}")
+
+
+def confirmations(outcomes: dict[str, OutcomeRecord], inventory: Inventory) -> dict[str, datetime]:
+    """When a fetch last found a source's newest snapshot still current (HTTP 304, or the same
+    bytes again): that re-confirms its figures for the freshness check."""
+    confirmed = {}
+    for source_id, record in outcomes.items():
+        entry = inventory.sources.get(source_id)
+        newest = entry.latest if entry else None
+        if (
+            newest is not None
+            and record.outcome in ("unchanged", "not_modified")
+            and record.snapshot in (newest.file, newest.data_file)
+        ):
+            confirmed[source_id] = parse_utc(record.at)
+    return confirmed
+
+
+def _labels(speedbook: SpeedbookResource) -> LabelReport:
+    settings = speedbook.settings
+    store = SnapshotStore(settings.raw_dir)
+    inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
+    # core_tables resolves again (assets share nothing in memory); both count as normalise
+    with connect(settings.database) as con, timing.stage("normalise"):
+        return resolve_labels(con, Resolver.load(), load_platforms(), _ids(inventory))
+
+
+def _ids(inventory: Inventory) -> list[str]:
+    return [meta.snapshot_id for meta in inventory.snapshots]
+
+
+@dg.asset(
+    key=UNRESOLVED,
+    group_name="staging",
+    deps=[staging_asset_key(f) for f in PARSERS],
+    kinds={"duckdb"},
+    description="Every name in staging that no reviewed alias resolves, with suggestions",
+    check_specs=[
+        dg.AssetCheckSpec(
+            "no_unresolved_names_in_figures",
+            asset=UNRESOLVED,
+            blocking=True,
+            description="every provider, model and platform name behind a figure resolves",
+        )
+    ],
+)
+def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
+    report = _labels(speedbook)
+    unresolved = report.unresolved[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
+    yield dg.MaterializeResult(
+        metadata={
+            "labels": len(report.resolutions),
+            "unresolved": len(unresolved),
+            "catalogue_entries_without_canonical_model": len(report.unmatched),
+            "blocking": len(report.blocking),
+            "report": dg.MetadataValue.md(unresolved.head(200).to_markdown(index=False) or "none"),
+        }
+    )
+    blocking = report.blocking
+    yield dg.AssetCheckResult(
+        check_name="no_unresolved_names_in_figures",
+        passed=blocking.empty,
+        description=(
+            "unresolved: "
+            + ", ".join(
+                f"{r.kind} {r.label!r} (suggestions {r.suggestions})" for r in blocking.itertuples()
+            )
+            if not blocking.empty
+            else "all names resolve"
+        ),
+        metadata={"blocking": dg.MetadataValue.md(blocking.to_markdown(index=False) or "none")},
+    )
+
+
+def _core_specs() -> list[dg.AssetSpec]:
+    return [
+        dg.AssetSpec(
+            core_asset_key(name),
+            group_name="core",
+            deps=[UNRESOLVED],
+            kinds={"duckdb"},
+            description=(model.__doc__ or "").strip().split("\n\n")[0],
+        )
+        for name, model in CORE_TABLES.items()
+    ]
+
+
+def _core_checks() -> list[dg.AssetCheckSpec]:
+    checks = [
+        dg.AssetCheckSpec(
+            "matches_schema",
+            asset=core_asset_key(name),
+            blocking=True,
+            description=f"core.{name} satisfies its Pandera model",
+        )
+        for name in CORE_TABLES
+    ]
+    checks.append(
+        dg.AssetCheckSpec(
+            "traceable_to_snapshot",
+            asset=core_asset_key("observations"),
+            blocking=True,
+            description="every observation names a stored snapshot, its http(s) URL, tier and date",
+        )
+    )
+    return checks
+
+
+TRACEABILITY = """
+SELECT count(*) FROM core.observations AS o
+LEFT JOIN core.snapshots AS s USING (snapshot_id)
+LEFT JOIN core.sources AS src ON src.source_id = o.source_id
+WHERE s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
+   OR o.tier IS NULL OR o.observed_at IS NULL
+"""
+
+
+# Tables that grow with the history, and their key. Rows of snapshots loaded by earlier builds
+# were validated then (and their metadata never changes), so a build validates the rows of the
+# snapshots it appended, and checks the key's uniqueness over the whole table in SQL.
+GROWING = {
+    "observations": "observation_id",
+    "snapshots": "snapshot_id",
+    "extractions": "snapshot_id",
+}
+
+
+def _check_scope(
+    con: duckdb.DuckDBPyConnection, name: str, appended: list[str] | None
+) -> list[str]:
+    if appended is None:  # everything was derived again: validate everything
+        sql = f"SELECT DISTINCT snapshot_id FROM core.{name} ORDER BY 1"
+        return [row[0] for row in con.execute(sql).fetchall()]
+    if name == "observations":
+        return appended
+    # snapshots without figures (platform docs, claim pages) have no observations to append
+    without = con.execute(
+        f"SELECT snapshot_id FROM core.{name} "
+        "WHERE snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
+    ).fetchall()
+    return sorted(set(appended) | {row[0] for row in without})
+
+
+def _validate_table(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    model: type[CoreTable],
+    appended: list[str] | None,
+) -> dg.AssetCheckResult:
+    """Validate a core table with its model (a table that grows with the history: the rows of
+    the snapshots this build appended, a batch of snapshots at a time, and its key in SQL)."""
+    key = core_asset_key(name)
+    if name in GROWING:
+        column = GROWING[name]
+        duplicates = con.execute(
+            f"SELECT count(*) - count(DISTINCT {column}) FROM core.{name}"
+        ).fetchone()[0]
+        if duplicates:
+            return dg.AssetCheckResult(
+                asset_key=key,
+                check_name="matches_schema",
+                passed=False,
+                metadata={f"duplicate_{column}s": duplicates},
+            )
+        scope = _check_scope(con, name, appended)
+        checked, failures = validate_by_snapshot(con, model, f"core.{name}", scope)
+    else:
+        frame = con.execute(f"SELECT * FROM core.{name}").df()
+        checked, failures = len(frame), None
+        try:
+            model.validate(frame, lazy=True)
+        except pa_errors.SchemaErrors as errors:
+            failures = errors.failure_cases
+    if failures is not None:
+        return dg.AssetCheckResult(
+            asset_key=key,
+            check_name="matches_schema",
+            passed=False,
+            metadata={"failures": dg.MetadataValue.md(failures.head(20).to_markdown())},
+        )
+    return dg.AssetCheckResult(
+        asset_key=key, check_name="matches_schema", passed=True, metadata={"rows_checked": checked}
+    )
+
+
+@dg.multi_asset(name="core_tables", specs=_core_specs(), check_specs=_core_checks())
+def core_tables(
+    context: dg.AssetExecutionContext, speedbook: SpeedbookResource
+) -> Iterator[object]:
+    settings = speedbook.settings
+    sources = speedbook.sources()
+    store = SnapshotStore(settings.raw_dir)
+    inventory = cached_inventory(store, sources, speedbook.as_of_time)
+    everything = cached_inventory(store, sources)  # core.snapshots keeps the whole history
+    # each log read once: its last line confirms the newest snapshot, all of it is history
+    logs = {source_id: read_outcomes(settings.raw_dir, source_id) for source_id in sources}
+    latest = {source_id: records[-1] for source_id, records in logs.items() if records}
+    confirmed = confirmations(latest, inventory)
+    resolver = Resolver.load()
+    claims, platforms = load_claims(), load_platforms()
+    for problem in unregistered_sources(claims, platforms, sources):
+        context.log.warning(f"reviewed files: {problem}")
+        report(f"reviewed files: {problem}")
+    with connect(settings.database) as con:
+        with timing.stage("normalise"):
+            labels = resolve_labels(con, resolver, platforms, _ids(inventory))
+        with timing.stage("load"):
+            loaded = build_core(
+                con,
+                sources=sources,
+                snapshots=everything.snapshots,
+                in_scope=_ids(inventory),
+                confirmed=confirmed,
+                resolver=resolver,
+                labels=labels,
+                claims=claims,
+                platforms=platforms,
+                as_of=speedbook.as_of_time,
+                data_date=inventory.data_date,
+                outcomes=[record for records in logs.values() for record in records],
+            )
+        derived = "all" if loaded.appended is None else len(loaded.appended)
+        report(f"core: observations derived for {derived} snapshot(s)")
+        for name, count in loaded.counts.items():
+            metadata: dict[str, object] = {"rows": count}
+            if name == "observations":
+                metadata["snapshots_derived"] = str(derived)
+            yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata=metadata)
+        with timing.stage("validate"):
+            checks = [
+                _validate_table(con, name, model, loaded.appended)
+                for name, model in CORE_TABLES.items()
+            ]
+            untraceable = con.execute(TRACEABILITY).fetchone()[0]
+        yield from checks
+        yield dg.AssetCheckResult(
+            asset_key=core_asset_key("observations"),
+            check_name="traceable_to_snapshot",
+            passed=untraceable == 0,
+            metadata={"untraceable": untraceable},
+        )
+
+
+@dg.asset(
+    key=MART,
+    group_name="core",
+    deps=[core_asset_key(name) for name in CORE_TABLES],
+    kinds={"duckdb", "sql"},
+    description="The analyst-facing views of schema mart (sql/mart/*.sql)",
+    check_specs=[dg.AssetCheckSpec("one_headline_per_provider", asset=MART, blocking=True)],
+)
+def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
+    with connect(speedbook.settings.database) as con, timing.stage("sql"):
+        applied = apply_marts(con)
+        headlines = con.execute(
+            "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "
+            "FROM mart.provider_headline ORDER BY provider_id"
+        ).df()
+        duplicates = con.execute(
+            "SELECT count(*) - count(DISTINCT provider_id) FROM mart.provider_headline"
+        ).fetchone()[0]
+    yield dg.MaterializeResult(
+        metadata={
+            "views": ", ".join(applied),
+            "headlines": dg.MetadataValue.md(headlines.to_markdown(index=False)),
+        }
+    )
+    yield dg.AssetCheckResult(check_name="one_headline_per_provider", passed=duplicates == 0)

@@ -1,0 +1,73 @@
+"""A cheap fingerprint of everything a build reads, so that a build with nothing new can say so
+at once instead of re-running the graph.
+
+It hashes the code (the `pipeline` package, its SQL and schemas included), the reviewed files,
+the registry, the as-of bound and the name, size and modification time of every file in the
+snapshot store: storing a snapshot adds files, a fetch appends to an outcome log, and bytes damaged
+in place change a file's mtime.
+It reads no snapshot, only one stat per file (about 0.3 s for 200,000 files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import datetime
+from pathlib import Path
+
+from pipeline.support.settings import METADATA_DIR, PACKAGE_DIR, Settings
+
+CODE_DIRS = (PACKAGE_DIR,)  # the package holds its SQL and schemas too
+CODE_SUFFIXES = (".py", ".sql", ".json", ".toml", ".csv")
+
+
+def _file_hashes(directory: Path, skip: Path | None = None) -> list[str]:
+    lines = []
+    for path in sorted(directory.rglob("*")):
+        if skip is not None and path.is_relative_to(skip):
+            continue
+        if path.is_file() and path.suffix in CODE_SUFFIXES and "__pycache__" not in path.parts:
+            lines.append(
+                f"{path.relative_to(directory)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            )
+    return lines
+
+
+def _input_lines(settings: Settings, as_of: datetime | None) -> list[str]:
+    """Everything but the snapshot store. The reviewed files live under pipeline/ by default:
+    the code pass leaves them to the metadata pass, so each file is read and hashed once."""
+    return [
+        f"as_of:{as_of.isoformat() if as_of else ''}",
+        f"registry:{hashlib.sha256(settings.registry.read_bytes()).hexdigest()}",
+        *(
+            f"code:{line}"
+            for directory in CODE_DIRS
+            for line in _file_hashes(directory, skip=METADATA_DIR)
+        ),
+        *(f"metadata:{line}" for line in _file_hashes(METADATA_DIR)),
+    ]
+
+
+def build_fingerprint(settings: Settings, as_of: datetime | None) -> str:
+    digest = hashlib.sha256()
+    for line in _input_lines(settings, as_of):
+        digest.update(line.encode() + b"\n")
+    raw = settings.raw_dir
+    if raw.is_dir():
+        for entry in sorted(os.scandir(raw), key=lambda e: e.name):
+            if entry.is_dir():
+                digest.update(f"raw:{entry.name}\n".encode())
+                for line in _folder_lines(Path(entry.path)):
+                    digest.update(line.encode())
+    return digest.hexdigest()
+
+
+def _folder_lines(folder: Path) -> list[str]:
+    lines = []
+    for entry in os.scandir(folder):
+        try:
+            stat = entry.stat(follow_symlinks=False)
+        except OSError:  # removed while we looked: the next build sees the folder as it is then
+            continue
+        lines.append(f"{entry.name}:{stat.st_mtime_ns}:{stat.st_size}\n")
+    return sorted(lines)

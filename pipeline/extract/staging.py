@@ -1,0 +1,393 @@
+"""Extraction with a cache: each snapshot is parsed once per parser version, and its frames are
+kept in the warehouse's `staging` schema, keyed by snapshot.
+
+A snapshot is re-read only when its parser's version changed, its last extraction failed, or its
+file no longer matches what was extracted (size or mtime moved; the sha256 then decides whether
+it was damaged). Snapshots are parsed in chunks, in worker processes when there is enough work;
+a chunk's rows are validated together (one Pandera call per frame, falling back to one snapshot
+at a time only to name a culprit) and written in one transaction, so a killed build keeps every
+finished chunk and loses none. Memory stays bounded by the chunk size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from pipeline.extract import PARSERS, ExtractError, SnapshotInput
+from pipeline.extract.base import deferred, frame_of, validate_frame
+from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore, sha256_hex
+from pipeline.schema.ddl import comments, create_table
+from pipeline.schema.staging import FRAMES
+from pipeline.sources.registry import Source
+from pipeline.support.faults import pause_point
+from pipeline.support.progress import report
+
+EXTRACTIONS_DDL = """
+CREATE TABLE IF NOT EXISTS staging.extractions (
+    snapshot_id VARCHAR PRIMARY KEY,
+    source_id VARCHAR NOT NULL,
+    format VARCHAR NOT NULL,
+    parser_version VARCHAR NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    file_size BIGINT NOT NULL,
+    file_mtime_ns BIGINT NOT NULL,
+    status VARCHAR NOT NULL,      -- ok | failed | damaged
+    error VARCHAR,
+    row_counts VARCHAR,           -- JSON {frame: rows}
+    extracted_at TIMESTAMPTZ NOT NULL
+)
+"""
+EXTRACTION_COLUMNS = [
+    "snapshot_id",
+    "source_id",
+    "format",
+    "parser_version",
+    "sha256",
+    "file_size",
+    "file_mtime_ns",
+    "status",
+    "error",
+    "row_counts",
+    "extracted_at",
+]
+PARALLEL_THRESHOLD = 1_000  # below this, starting workers (~1.5 s) costs more than it saves
+CHUNK = 1024
+
+
+def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS staging")
+    con.execute(EXTRACTIONS_DDL)
+    for name, model in FRAMES.items():
+        con.execute(create_table(model, f"staging.{name}"))
+        for statement in comments(model, f"staging.{name}"):
+            con.execute(statement)
+
+
+@dataclass
+class ExtractReport:
+    extracted: int = 0
+    cached: int = 0
+    failed: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    new_snapshot_ids: list[str] = field(default_factory=list)
+    parse_seconds: float = 0.0  # summed over worker processes
+    validate_seconds: float = 0.0
+    write_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Job:
+    meta: SnapshotMeta
+    source: Source
+    raw_root: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class _Chunk:
+    """What a worker hands back for a chunk of jobs."""
+
+    frames: dict[str, pa.Table] = field(default_factory=dict)  # validated rows of ok jobs
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # snapshot -> frame -> rows
+    failed: dict[str, str] = field(default_factory=dict)  # snapshot -> error
+    damaged: dict[str, str] = field(default_factory=dict)
+    parse_seconds: float = 0.0
+    validate_seconds: float = 0.0
+
+
+def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | SnapshotDamaged:
+    sid = job.meta.snapshot_id
+    try:
+        data = store.read(job.meta)
+    except SnapshotDamaged as error:
+        return error
+    except OSError as error:  # removed or unreadable since the plan looked at it
+        return f"{sid}: cannot read the snapshot: {error.strerror or error}"
+    parser = PARSERS[job.source.format]
+    try:
+        with deferred():
+            return parser.parse(SnapshotInput(job.meta, job.source, data))  # type: ignore[return-value]
+    except ExtractError as error:
+        return str(error)
+    except RecursionError:
+        return f"{sid}: document nested too deeply to parse"
+    except Exception as error:  # a parser bug: this snapshot fails, the others still load
+        name = f"{job.source.format} v{parser.version}"
+        return f"{sid}: parser {name} failed: {type(error).__name__}: {error}"
+
+
+def _run_chunk(jobs: list[_Job]) -> _Chunk:
+    """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line)."""
+    import time
+
+    chunk = _Chunk()
+    if not jobs:
+        return chunk
+    store = SnapshotStore(Path(jobs[0].raw_root))
+    records: dict[str, list[dict]] = {}
+    owners: dict[str, list[str]] = {}  # frame -> snapshot id of each record, in order
+    started = time.perf_counter()
+    for job in jobs:
+        sid = job.meta.snapshot_id
+        result = _parse(job, store)
+        if isinstance(result, SnapshotDamaged):
+            chunk.damaged[sid] = str(result)
+            continue
+        if isinstance(result, str):
+            chunk.failed[sid] = result
+            continue
+        chunk.counts[sid] = {name: len(rows) for name, rows in result.items()}
+        for name, rows in result.items():
+            records.setdefault(name, []).extend(rows)
+            owners.setdefault(name, []).extend([sid] * len(rows))
+    chunk.parse_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    for name, rows in records.items():
+        frame = frame_of(name, rows)
+        try:
+            chunk.frames[name] = validate_frame(name, frame)
+        except ValueError:
+            # Find which snapshots broke the rules; the rest of the chunk is still good.
+            owner = pd.Series(owners[name])
+            good = []
+            for sid in dict.fromkeys(owners[name]):
+                try:
+                    good.append(validate_frame(name, frame[owner.values == sid]))
+                except ValueError as error:
+                    chunk.failed[sid] = f"{sid}: {error}"
+            chunk.frames[name] = pd.concat(good, ignore_index=True) if good else frame.iloc[:0]
+    for sid in chunk.failed:
+        chunk.counts.pop(sid, None)
+    for name, frame in chunk.frames.items():
+        if chunk.failed and len(frame):
+            frame = frame[~frame["snapshot_id"].isin(chunk.failed)]
+        # Arrow here, in the worker: the writer then only inserts (and Arrow pickles cheaply)
+        columns = list(FRAMES[name].to_schema().columns)
+        chunk.frames[name] = pa.Table.from_pandas(frame[columns], preserve_index=False)
+    chunk.validate_seconds = time.perf_counter() - started
+    return chunk
+
+
+def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> None:
+    """Name what this build derives from in the temp table `build_scope`: the snapshots of its
+    inventory (up to the --as-of bound, sources still registered) whose extraction is ok. Staging
+    also keeps snapshots past the bound or of removed sources; their names must not block."""
+    ids = pa.table({"snapshot_id": pa.array(list(snapshot_ids), pa.string())})
+    con.register("inventory_ids", ids)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE build_scope AS SELECT e.snapshot_id "
+        "FROM staging.extractions AS e SEMI JOIN inventory_ids AS i USING (snapshot_id) "
+        "WHERE e.status = 'ok'"
+    )
+    con.unregister("inventory_ids")
+
+
+def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    """Each extracted snapshot's (parser_version, file_size, file_mtime_ns, status, sha256)."""
+    rows = con.execute(
+        "SELECT snapshot_id, parser_version, file_size, file_mtime_ns, status, sha256 "
+        "FROM staging.extractions"
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _extraction_row(
+    job: _Job, status: str, error: str | None, counts: dict[str, int] | None, now: datetime
+) -> dict[str, object]:
+    return {
+        "snapshot_id": job.meta.snapshot_id,
+        "source_id": job.source.id,
+        "format": job.source.format,
+        "parser_version": PARSERS[job.source.format].version,
+        "sha256": job.meta.sha256,
+        "file_size": job.size,
+        "file_mtime_ns": job.mtime_ns,
+        "status": status,
+        "error": error,
+        "row_counts": json.dumps(counts or {}, sort_keys=True),
+        "extracted_at": now,
+    }
+
+
+def _upsert_extractions(
+    con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]], replace: bool = True
+) -> None:
+    """Insert extraction records; with `replace`, first delete earlier records of the same
+    snapshots (not needed for snapshots never extracted before, and it scans the table)."""
+    if not rows:
+        return
+    frame = pd.DataFrame(rows, columns=EXTRACTION_COLUMNS)
+    con.register("incoming_extractions", pa.Table.from_pandas(frame, preserve_index=False))
+    if replace:
+        con.execute(
+            "DELETE FROM staging.extractions WHERE snapshot_id IN "
+            "(SELECT snapshot_id FROM incoming_extractions)"
+        )
+    con.execute("INSERT INTO staging.extractions BY NAME SELECT * FROM incoming_extractions")
+    con.unregister("incoming_extractions")
+
+
+def _plan(
+    con: duckdb.DuckDBPyConnection,
+    store: SnapshotStore,
+    snapshots: Iterable[tuple[SnapshotMeta, Source]],
+    result: ExtractReport,
+    previous: dict[str, tuple],
+) -> list[_Job]:
+    jobs: list[_Job] = []
+    marks: list[dict[str, object]] = []
+    now = datetime.now(UTC)
+    for meta, source in snapshots:
+        path = store.path_of(meta)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            job = _Job(meta, source, str(store.root), 0, 0)
+            result.damaged.append(f"{meta.snapshot_id}: file missing")
+            marks.append(_extraction_row(job, "damaged", "file missing", None, now))
+            continue
+        job = _Job(meta, source, str(store.root), stat.st_size, stat.st_mtime_ns)
+        done = previous.get(meta.snapshot_id)
+        if done is None or done[0] != PARSERS[source.format].version or done[3] == "failed":
+            jobs.append(job)
+            continue
+        if (done[1], done[2]) == (stat.st_size, stat.st_mtime_ns) and done[3] == "ok":
+            result.cached += 1
+            continue
+        # The file changed since it was extracted: only its hash says whether the bytes did.
+        if sha256_hex(path.read_bytes()) == meta.sha256:
+            jobs.append(job)  # same bytes (touched, or restored after damage): read it again
+        else:
+            error = "sha256 mismatch: the file was changed or damaged"
+            result.damaged.append(f"{meta.snapshot_id}: {error}")
+            marks.append(_extraction_row(job, "damaged", error, None, now))
+    _upsert_extractions(con, marks)
+    return jobs
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection,
+    jobs: list[_Job],
+    chunk: _Chunk,
+    result: ExtractReport,
+    previously_seen: set[str],
+) -> None:
+    """One transaction per chunk: replace its snapshots' rows, then record the extractions."""
+    import time
+
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    frame_names = sorted({name for job in jobs for name in PARSERS[job.source.format].frames})
+    extraction_rows = []
+    for job in jobs:
+        sid = job.meta.snapshot_id
+        if sid in chunk.damaged:
+            result.damaged.append(chunk.damaged[sid])
+            extraction_rows.append(_extraction_row(job, "damaged", chunk.damaged[sid], None, now))
+        elif sid in chunk.failed:
+            result.failed.append(chunk.failed[sid])
+            extraction_rows.append(_extraction_row(job, "failed", chunk.failed[sid], None, now))
+        else:
+            counts = chunk.counts.get(sid, {})
+            extraction_rows.append(_extraction_row(job, "ok", None, counts, now))
+            result.extracted += 1
+            result.new_snapshot_ids.append(sid)
+            for name, count in counts.items():
+                result.rows[name] = result.rows.get(name, 0) + count
+    # Rows to replace exist only for snapshots extracted before (a new parser version, a
+    # retried failure); deleting for the others would scan the whole table once per chunk.
+    again = [job.meta.snapshot_id for job in jobs if job.meta.snapshot_id in previously_seen]
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for name in frame_names if again else ():
+            con.execute(
+                f"DELETE FROM staging.{name} WHERE snapshot_id IN (SELECT unnest(?))", [again]
+            )
+        for name, table in chunk.frames.items():
+            if table.num_rows:
+                con.register("incoming", table)
+                con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
+                con.unregister("incoming")
+        _upsert_extractions(con, extraction_rows, replace=bool(again))
+        pause_point("staging-batch")  # inside the chunk's transaction
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    result.parse_seconds += chunk.parse_seconds
+    result.validate_seconds += chunk.validate_seconds
+    result.write_seconds += time.perf_counter() - started
+
+
+def _chunks(jobs: list[_Job], size: int) -> Iterator[list[_Job]]:
+    for start in range(0, len(jobs), size):
+        yield jobs[start : start + size]
+
+
+def extract(
+    con: duckdb.DuckDBPyConnection,
+    store: SnapshotStore,
+    snapshots: Iterable[tuple[SnapshotMeta, Source]],
+    *,
+    workers: int | None = None,
+    chunk_size: int = CHUNK,
+    label: str = "extract",
+) -> ExtractReport:
+    """Bring staging up to date for these snapshots. Failures are collected, not raised."""
+    ensure_staging(con)
+    result = ExtractReport()
+    previous = _previous(con)  # read once: it plans the jobs and tells _write what to replace
+    seen = set(previous)
+    jobs = _plan(con, store, snapshots, result, previous)
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
+    chunks = list(
+        _chunks(jobs, chunk_size if parallel or len(jobs) > chunk_size else len(jobs) or 1)
+    )
+    done = 0
+    if parallel:
+        # the workers have the cores; DuckDB's own threads would take them from the parsers
+        con.execute("SET threads = 1")
+        # forkserver: a clean worker, not a fork of a process that may hold threads and locks
+        context = multiprocessing.get_context("forkserver")
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                # at most two chunks in flight per worker: memory stays bounded however many
+                # snapshots there are, and the workers never wait for the writer
+                queue = iter(chunks)
+                pending = deque(
+                    (batch, pool.submit(_run_chunk, batch))
+                    for batch in itertools.islice(queue, 2 * workers)
+                )
+                while pending:
+                    batch, future = pending.popleft()
+                    chunk = future.result()
+                    following = next(queue, None)
+                    if following is not None:
+                        pending.append((following, pool.submit(_run_chunk, following)))
+                    _write(con, batch, chunk, result, seen)
+                    done += len(batch)
+                    report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+        finally:
+            con.execute("RESET threads")
+    else:
+        for batch in chunks:
+            _write(con, batch, _run_chunk(batch), result, seen)
+            done += len(batch)
+            report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+    return result

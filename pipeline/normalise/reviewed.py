@@ -1,0 +1,201 @@
+"""Reviewed fact files: record claims (claims.toml) and model-access platforms (platforms.toml).
+
+Prose pages cannot be parsed reliably, so their facts are written down here by a reviewer, with
+the exact quotes that carry them; parsers then verify every quote against every snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pipeline.normalise.entities import ID_SLUG
+from pipeline.normalise.numbers import FigureError, parse_figure
+from pipeline.schema.vocabulary import CLAIM_SCOPES, PLATFORM_KINDS, PRECISIONS
+from pipeline.support.settings import METADATA_DIR
+
+
+class ReviewedFileError(ValueError):
+    """A reviewed file breaks a rule; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    provider: str
+    model: str
+    hardware: str
+    figure: str
+    scope: str
+    precision: str
+    technique: str
+    verified_by: str
+    claimed: str
+    notes: str
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class Platform:
+    id: str
+    name: str
+    owner: str
+    kind: str
+    aliases: tuple[str, ...]
+    doc_source: str
+    catalogue_sources: tuple[str, ...]
+    catalogue_scope: str
+    stated_count: str
+    notable: tuple[str, ...]
+
+
+def _load(path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ReviewedFileError(f"{path}: cannot read: {error}") from None
+
+
+def _text(entry: dict[str, object], key: str, label: str, *, required: bool = True) -> str:
+    value = entry.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ReviewedFileError(f"{label}: field {key!r} must be a non-empty string")
+    return value.strip()
+
+
+def _strings(entry: dict[str, object], key: str, label: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ReviewedFileError(f"{label}: field {key!r} must be a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+def _claim(index: int, entry: object, path: Path) -> Claim:
+    if not isinstance(entry, dict):
+        raise ReviewedFileError(f"{path}: claim #{index} is not a table")
+    label = f"{path.name}: claim #{index} ({entry.get('id', '?')!r})"
+    fields = {
+        key: _text(
+            entry, key, label, required=key in ("id", "provider", "model", "figure", "scope")
+        )
+        for key in (
+            "id",
+            "provider",
+            "model",
+            "hardware",
+            "figure",
+            "scope",
+            "precision",
+            "technique",
+            "verified_by",
+            "claimed",
+            "notes",
+        )
+    }
+    for key in ("id", "provider", "model"):
+        if not ID_SLUG.match(fields[key]):
+            raise ReviewedFileError(f"{label}: {key} {fields[key]!r} is not a slug")
+    if fields["scope"] not in CLAIM_SCOPES:
+        raise ReviewedFileError(f"{label}: scope must be one of {', '.join(CLAIM_SCOPES)}")
+    fields["precision"] = fields["precision"] or "unknown"
+    if fields["precision"] not in PRECISIONS:
+        raise ReviewedFileError(f"{label}: unknown precision {fields['precision']!r}")
+    try:
+        figure = parse_figure(fields["figure"])
+    except FigureError as error:
+        raise ReviewedFileError(f"{label}: figure: {error}") from None
+    if figure.value is None:
+        raise ReviewedFileError(f"{label}: figure {fields['figure']!r} is not a single number")
+    raw_evidence = entry.get("evidence", [])
+    if not isinstance(raw_evidence, list) or not raw_evidence:
+        raise ReviewedFileError(f"{label}: needs at least one [[claim.evidence]]")
+    evidence = []
+    for item in raw_evidence:
+        if not isinstance(item, dict):
+            raise ReviewedFileError(f"{label}: evidence entries must be tables")
+        evidence.append(Evidence(_text(item, "source", label), _text(item, "quote", label)))
+    return Claim(**fields, evidence=tuple(evidence))
+
+
+def _platform(index: int, entry: object, path: Path) -> Platform:
+    if not isinstance(entry, dict):
+        raise ReviewedFileError(f"{path}: platform #{index} is not a table")
+    label = f"{path.name}: platform #{index} ({entry.get('id', '?')!r})"
+    platform = Platform(
+        id=_text(entry, "id", label),
+        name=_text(entry, "name", label),
+        owner=_text(entry, "owner", label),
+        kind=_text(entry, "kind", label),
+        aliases=_strings(entry, "aliases", label),
+        doc_source=_text(entry, "doc_source", label),
+        catalogue_sources=_strings(entry, "catalogue_sources", label),
+        catalogue_scope=_text(entry, "catalogue_scope", label, required=False),
+        stated_count=_text(entry, "stated_count", label),
+        notable=_strings(entry, "notable", label),
+    )
+    if not ID_SLUG.match(platform.id):
+        raise ReviewedFileError(f"{label}: id is not a slug")
+    if platform.kind not in PLATFORM_KINDS:
+        raise ReviewedFileError(f"{label}: kind must be one of {', '.join(PLATFORM_KINDS)}")
+    return platform
+
+
+def _unique(items: list, what: str, path: Path) -> None:
+    seen: set[str] = set()
+    for item in items:
+        if item.id in seen:
+            raise ReviewedFileError(f"{path.name}: duplicate {what} id {item.id!r}")
+        seen.add(item.id)
+
+
+@cache
+def load_claims(path: Path = METADATA_DIR / "claims.toml") -> tuple[Claim, ...]:
+    entries = _load(path).get("claim", [])
+    if not isinstance(entries, list):
+        raise ReviewedFileError(f"{path}: expected [[claim]] entries")
+    claims = [_claim(i, e, path) for i, e in enumerate(entries, start=1)]
+    _unique(claims, "claim", path)
+    return tuple(claims)
+
+
+@cache
+def load_platforms(path: Path = METADATA_DIR / "platforms.toml") -> tuple[Platform, ...]:
+    entries = _load(path).get("platform", [])
+    if not isinstance(entries, list) or not entries:
+        raise ReviewedFileError(f"{path}: expected [[platform]] entries")
+    platforms = [_platform(i, e, path) for i, e in enumerate(entries, start=1)]
+    _unique(platforms, "platform", path)
+    return tuple(platforms)
+
+
+def unregistered_sources(
+    claims: tuple[Claim, ...], platforms: tuple[Platform, ...], registered: Iterable[str]
+) -> list[str]:
+    """Source ids the reviewed files cite that the registry does not list, one message each.
+    Their quotes cannot be verified and their catalogues cannot be read, so a typo would silently
+    drop a claim or a platform's listing; the build reports these instead."""
+    known = set(registered)
+    cited = [(f"claim {c.id!r}", e.source) for c in claims for e in c.evidence]
+    for platform in platforms:
+        cited.append((f"platform {platform.id!r} doc_source", platform.doc_source))
+        cited += [(f"platform {platform.id!r} catalogue", s) for s in platform.catalogue_sources]
+    return [
+        f"{where} cites {source!r}, not in the registry"
+        for where, source in cited
+        if source and source not in known
+    ]
+
+
+def file_digest(path: Path) -> str:
+    """Short content hash, folded into parser versions so edits re-run verification."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:10]

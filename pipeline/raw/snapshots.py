@@ -1,0 +1,379 @@
+"""The raw snapshot store: bytes exactly as received, with a provenance record beside each file.
+
+Layout: ``<raw>/<source_id>/<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>`` plus ``<same>.meta.json``.
+Identical bytes for one source are stored once. When a page comes back to bytes it had before
+(A, then B, then A again), a new metadata record points at the old bytes (`bytes_file`), so the
+timeline says A is current again without a second copy.
+The data file is written before its metadata and both are renamed into place, so a reader never
+sees a snapshot whose bytes are incomplete. Both are readable by everyone the umask allows (0644
+under the usual 022). A metadata record is checked field by field when read; a bad one is an
+error naming its file, and a listing that collects errors skips just that snapshot.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipeline.schema.vocabulary import OBTAINED_BY
+from pipeline.sources.registry import SLUG, is_web_url
+
+META_SUFFIX = ".meta.json"
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class SnapshotError(ValueError):
+    """A snapshot cannot be stored or read; the message names the snapshot."""
+
+
+class SnapshotDamaged(SnapshotError):
+    """The bytes on disk no longer match the sha256 recorded when they were stored."""
+
+
+@dataclass(frozen=True)
+class SnapshotMeta:
+    source_id: str
+    url: str
+    retrieved_at: str  # ISO 8601, UTC, "Z" suffix, second precision
+    sha256: str
+    size: int
+    content_type: str
+    obtained_by: str
+    file: str
+    note: str = ""
+    http: dict[str, str] = field(default_factory=dict)
+    bytes_file: str = ""  # set when this record re-uses an older snapshot's bytes
+
+    @property
+    def data_file(self) -> str:
+        return self.bytes_file or self.file
+
+    @property
+    def snapshot_id(self) -> str:
+        return f"{self.source_id}/{self.file}"
+
+    @property
+    def retrieved(self) -> datetime:
+        return parse_utc(self.retrieved_at)
+
+    def to_json(self) -> str:
+        record = asdict(self)
+        if not record["bytes_file"]:
+            del record["bytes_file"]  # keeps the common record as it always was
+        return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class AddResult:
+    meta: SnapshotMeta
+    created: bool
+
+
+class TimeOutOfRange(ValueError):
+    """A well-formed time that has no UTC equivalent (year 1 or 9999 with an offset)."""
+
+
+def parse_utc(text: str) -> datetime:
+    """Parse ISO 8601; a naive value is taken as UTC. Raises ValueError on anything else,
+    including a time whose UTC equivalent falls outside years 1-9999 (TimeOutOfRange)."""
+    value = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC).replace(microsecond=0)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00: callers expect only ValueError
+        raise TimeOutOfRange(f"{text!r} is out of range") from None
+
+
+def snapshot_file_name(retrieved_at: datetime, digest: str, extension: str) -> str:
+    """The data file's name in its source folder: ``<YYYYMMDDTHHMMSSZ>-<sha256[:12]>.<ext>``."""
+    stamp = format_utc(retrieved_at).replace("-", "").replace(":", "")
+    return f"{stamp}-{digest[:12]}.{extension.lstrip('.')}"
+
+
+def format_utc(value: datetime) -> str:
+    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@functools.cache
+def _file_mode() -> int:
+    """0o666 less the umask: what `open()` would give. mkstemp makes 0600 files, which would hide
+    fetched and hand-captured snapshots from every other user of the warehouse."""
+    try:  # Linux reports the umask without changing it (os.umask would, for every thread)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        os.fchmod(handle, _file_mode())
+        with os.fdopen(handle, "wb") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def check_source_id(source_id: str) -> str:
+    """A source id names a folder of the store: only a slug, so `../x` cannot leave it."""
+    if not isinstance(source_id, str) or not SLUG.fullmatch(source_id):
+        raise SnapshotError(
+            f"{source_id!r} is not a source id (a lower-case slug: a-z, 0-9, single hyphens)"
+        )
+    return source_id
+
+
+def _plain_name(name: str) -> bool:
+    """A file name inside one source folder: no separator, not hidden, not `.`/`..`."""
+    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")
+
+
+def _check_record(record: object, folder: str) -> SnapshotMeta:
+    """A metadata record as read from disk, checked field by field: a hand-edited or damaged
+    record must be reported and skipped, never reach the sort, the ages or the build's dates."""
+    if not isinstance(record, dict):
+        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+    try:
+        meta = SnapshotMeta(**record)
+    except TypeError as error:  # a missing or unknown field
+        raise ValueError(str(error).replace("SnapshotMeta.__init__() ", "")) from None
+    texts = ("source_id", "url", "retrieved_at", "sha256", "content_type", "obtained_by", "file")
+    for name in (*texts, "note", "bytes_file"):
+        if not isinstance(getattr(meta, name), str):
+            raise ValueError(f"{name} must be a string, got {getattr(meta, name)!r}")
+    if meta.source_id != folder:
+        raise ValueError(f"source_id {meta.source_id!r} does not match its folder {folder!r}")
+    if not is_web_url(meta.url):
+        raise ValueError(f"url {meta.url!r} is not an http(s) URL")
+    try:
+        retrieved_at = format_utc(parse_utc(meta.retrieved_at))
+    except ValueError:
+        raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
+    if not SHA256.fullmatch(meta.sha256):
+        raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")
+    if isinstance(meta.size, bool) or not isinstance(meta.size, int) or meta.size < 0:
+        raise ValueError(f"size {meta.size!r} is not a non-negative integer")
+    if meta.obtained_by not in OBTAINED_BY:
+        raise ValueError(f"obtained_by {meta.obtained_by!r} is not one of {', '.join(OBTAINED_BY)}")
+    if not _plain_name(meta.file) or (meta.bytes_file and not _plain_name(meta.bytes_file)):
+        raise ValueError("file and bytes_file must be plain file names in the source's folder")
+    if not isinstance(meta.http, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in meta.http.items()
+    ):
+        raise ValueError("http must map header names to strings")
+    # One spelling of the time, so that sorting by the text sorts by time.
+    return replace(meta, retrieved_at=retrieved_at)
+
+
+class SnapshotStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def source_dir(self, source_id: str) -> Path:
+        return self.root / check_source_id(source_id)
+
+    def add(
+        self,
+        source_id: str,
+        data: bytes,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+    ) -> AddResult:
+        if obtained_by not in OBTAINED_BY:
+            raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
+        if not data:
+            raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+        digest = sha256_hex(data)
+        snapshots = self.list(source_id)
+        same = [m for m in snapshots if m.sha256 == digest]
+        newest = snapshots[-1] if snapshots else None
+        if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
+            return AddResult(same[-1], created=False)
+        name = snapshot_file_name(retrieved_at, digest, extension)
+        # bytes seen before (the page came back to them): a new record, no second copy
+        reused = same[-1] if same else None
+        if reused is not None:
+            note = (note + " " if note else "") + f"(same bytes as {reused.file})"
+        meta = SnapshotMeta(
+            source_id=source_id,
+            url=url,
+            retrieved_at=format_utc(retrieved_at),
+            sha256=digest,
+            size=len(data),
+            content_type=content_type,
+            obtained_by=obtained_by,
+            file=name,
+            note=note,
+            http=dict(sorted((http or {}).items())),
+            bytes_file=reused.data_file if reused else "",
+        )
+        directory = self.source_dir(source_id)
+        if reused is None:
+            _atomic_write(directory / name, data)  # the bytes before the record that names them
+        _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
+        return AddResult(meta, created=True)
+
+    def _read_meta(self, path: Path) -> SnapshotMeta:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
+        try:
+            meta = _check_record(record, path.parent.name)
+        except ValueError as error:
+            raise SnapshotError(f"{path}: invalid snapshot metadata: {error}") from None
+        if path.name != meta.file + META_SUFFIX:
+            raise SnapshotError(f"{path}: metadata names another file ({meta.file})")
+        return meta
+
+    def list(
+        self,
+        source_id: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        errors: list[str] | None = None,
+    ) -> list[SnapshotMeta]:
+        """Snapshots oldest first. Unreadable metadata is skipped and reported into ``errors``
+        when given, otherwise raised."""
+        if source_id is None:
+            directories: Iterable[Path] = (
+                sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+                if self.root.exists()
+                else ()
+            )
+        else:
+            directories = (self.source_dir(source_id),)
+        index = _MetaIndex.load(self.root)
+        found: list[SnapshotMeta] = []
+        for directory in directories:
+            if not directory.is_dir():
+                continue
+            names = sorted(
+                entry.name
+                for entry in os.scandir(directory)
+                if entry.name.endswith(META_SUFFIX) and not entry.name.startswith(".")
+            )
+            for name in names:
+                try:
+                    meta = index.get(directory.name, name) or index.put(
+                        directory.name, name, self._read_meta(directory / name)
+                    )
+                except SnapshotError as error:
+                    if errors is None:
+                        raise
+                    errors.append(str(error))
+                    continue
+                if as_of is None or meta.retrieved <= as_of:
+                    found.append(meta)
+            index.keep_only(directory.name, names)
+        index.save()
+        found.sort(key=lambda m: (m.retrieved_at, m.source_id, m.file))
+        return found
+
+    def latest(self, source_id: str, *, as_of: datetime | None = None) -> SnapshotMeta | None:
+        snapshots = self.list(source_id, as_of=as_of)
+        return snapshots[-1] if snapshots else None
+
+    def path_of(self, meta: SnapshotMeta) -> Path:
+        return self.source_dir(meta.source_id) / meta.data_file
+
+    def read(self, meta: SnapshotMeta) -> bytes:
+        """The snapshot's bytes, verified against the recorded sha256."""
+        path = self.path_of(meta)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {error}") from None
+        if sha256_hex(data) != meta.sha256:
+            raise SnapshotDamaged(
+                f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
+                f"on disk {sha256_hex(data)[:12]}…): the file was changed or damaged"
+            )
+        return data
+
+
+class _MetaIndex:
+    """A cache of parsed metadata records, in `<raw>/.snapshot-index.json`.
+
+    Metadata files are written once and never changed, so a record read before can be reused as
+    long as its file is still listed; a large store's listing then costs a directory scan instead
+    of reading every record again. The cache is only ever an optimisation: deleting it is safe,
+    and a failed write is ignored."""
+
+    VERSION = 2  # 2: records are validated before they are cached; older caches are dropped
+    NAME = ".snapshot-index.json"
+
+    def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:
+        self.root = root
+        self.entries = entries
+        self.changed = False
+
+    @classmethod
+    def load(cls, root: Path) -> _MetaIndex:
+        try:
+            record = json.loads((root / cls.NAME).read_text(encoding="utf-8"))
+            if record.get("version") == cls.VERSION and isinstance(record.get("entries"), dict):
+                return cls(root, record["entries"])
+        except (OSError, ValueError):
+            pass
+        return cls(root, {})
+
+    def get(self, source: str, name: str) -> SnapshotMeta | None:
+        fields_ = self.entries.get(source, {}).get(name)
+        if fields_ is None:
+            return None
+        try:
+            return SnapshotMeta(**fields_)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+
+    def put(self, source: str, name: str, meta: SnapshotMeta) -> SnapshotMeta:
+        self.entries.setdefault(source, {})[name] = asdict(meta)
+        self.changed = True
+        return meta
+
+    def keep_only(self, source: str, names: list[str]) -> None:
+        known = self.entries.get(source)
+        if known and len(known) != len(names):
+            wanted = set(names)
+            for name in [n for n in known if n not in wanted]:
+                del known[name]
+                self.changed = True
+
+    def save(self) -> None:
+        if not self.changed or not self.root.is_dir():
+            return
+        try:
+            data = json.dumps({"version": self.VERSION, "entries": self.entries}).encode("utf-8")
+            _atomic_write(self.root / self.NAME, data)
+        except OSError:
+            pass  # a read-only store still lists correctly, only more slowly

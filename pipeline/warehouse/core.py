@@ -1,0 +1,331 @@
+"""Load the core tables: one transaction per build, from staging plus the reviewed metadata.
+
+Python loads what comes from files (registry, snapshots, entities, reviewed claims and
+platforms, label resolutions); the SQL in `sql/core/` derives the rest (endpoints, observations,
+claims, catalogue entries). Staging keeps every extracted snapshot, so no build ever loses a past
+observation and the same inputs give the same tables: the small tables are rebuilt whole each
+build, and observations are appended for new snapshots while what they derive from is unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from pipeline.support.faults import pause_point
+from pipeline.normalise.entities import Resolver
+from pipeline.normalise.labels import LabelReport
+from pipeline.normalise.numbers import parse_count_statement, parse_figure
+from pipeline.raw.outcomes import OutcomeRecord
+from pipeline.sources.registry import Source
+from pipeline.normalise.reviewed import Claim, Platform
+from pipeline.schema.core import CORE_TABLES
+from pipeline.schema.ddl import comments, create_table
+from pipeline.support.settings import SQL_DIR
+from pipeline.raw.snapshots import SnapshotMeta
+from pipeline.extract.staging import scope_build
+
+BUILD_STATE_DDL = """
+CREATE TABLE IF NOT EXISTS core.build_state (
+    as_of TIMESTAMPTZ,          -- the --as-of bound, null for "every snapshot"
+    data_date TIMESTAMPTZ,      -- newest snapshot retrieval the build used
+    fingerprint VARCHAR         -- hash of what the core tables were derived from
+)
+"""
+
+
+class CoreBuildError(RuntimeError):
+    """The core tables cannot be built from what staging holds."""
+
+
+def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS core")
+    for name, model in CORE_TABLES.items():
+        con.execute(create_table(model, f"core.{name}"))
+        for statement in comments(model, f"core.{name}"):
+            con.execute(statement)
+    con.execute(BUILD_STATE_DDL)
+
+
+def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
+    con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM incoming")
+    con.unregister("incoming")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    model = CORE_TABLES[table.split(".")[-1]]
+    frame = model.validate(frame, lazy=True)
+    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
+    con.unregister("incoming")
+
+
+def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "source_id": s.id,
+                "kind": s.kind,
+                "publisher": s.publisher,
+                "title": s.title or None,
+                "url": s.url,
+                "tier": s.tier,
+                "format": s.format,
+                "cadence": s.cadence,
+                "max_age_days": s.max_age.days,
+                "confirmed_at": pd.Timestamp(confirmed[s.id]) if s.id in confirmed else pd.NaT,
+            }
+            for s in sources.values()
+        ]
+    )
+
+
+def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "snapshot_id": m.snapshot_id,
+                "source_id": m.source_id,
+                "url": m.url,
+                "retrieved_at": pd.Timestamp(m.retrieved_at),
+                "sha256": m.sha256,
+                "size_bytes": m.size,
+                "content_type": m.content_type,
+                "obtained_by": m.obtained_by,
+                "note": m.note or None,
+            }
+            for m in snapshots
+        ],
+        columns=list(CORE_TABLES["snapshots"].to_schema().columns),
+    )
+
+
+def _outcomes_frame(outcomes: Sequence[OutcomeRecord]) -> pd.DataFrame:
+    """Fetch outcomes as rows; log_line keeps each source's log order, which breaks ties between
+    records stamped in the same second."""
+    lines: dict[str, int] = {}
+    rows = []
+    for record in outcomes:
+        lines[record.source_id] = lines.get(record.source_id, 0) + 1
+        rows.append(
+            {
+                "source_id": record.source_id,
+                "log_line": lines[record.source_id],
+                "outcome": record.outcome,
+                "detail": record.detail or None,
+                "fetched_at": pd.Timestamp(record.when),
+                "snapshot_id": f"{record.source_id}/{record.snapshot}" if record.snapshot else None,
+                "http_status": record.http_status,
+                "size_bytes": record.bytes,
+                "attempts": record.attempts,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(CORE_TABLES["fetch_outcomes"].to_schema().columns))
+
+
+def _entity_frames(resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
+    providers = pd.DataFrame(
+        [
+            {
+                "provider_id": p.provider_id,
+                "name": p.name,
+                "country": p.country or None,
+                "type": p.type,
+                "website": p.website or None,
+            }
+            for p in resolver.providers.values()
+        ]
+    )
+    models = pd.DataFrame(
+        [
+            {"model_id": m.model_id, "name": m.name, "creator": m.creator or None}
+            for m in resolver.models.values()
+        ]
+    )
+    return providers, models
+
+
+def _claims_frame(claims: tuple[Claim, ...], resolver: Resolver) -> pd.DataFrame:
+    rows = []
+    for claim in claims:
+        if claim.provider not in resolver.providers or claim.model not in resolver.models:
+            raise CoreBuildError(
+                f"claims.toml: claim {claim.id!r} names an unknown provider or model "
+                f"({claim.provider!r}, {claim.model!r})"
+            )
+        figure = parse_figure(claim.figure)
+        row = asdict(claim)
+        del row["evidence"]
+        row |= {
+            "claim_id": row.pop("id"),
+            "provider_id": row.pop("provider"),
+            "model_id": row.pop("model"),
+            "figure_text": row.pop("figure"),
+            "value": figure.value,
+            "qualifier": figure.qualifier,
+        }
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _platform_frames(platforms: tuple[Platform, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rows, mapping = [], []
+    for platform in platforms:
+        primary, _others = parse_count_statement(platform.stated_count)
+        rows.append(
+            {
+                "platform_id": platform.id,
+                "name": platform.name,
+                "owner": platform.owner,
+                "kind": platform.kind,
+                "stated_count": platform.stated_count,
+                "stated_count_value": primary.value if primary else None,
+                "stated_count_qualifier": primary.qualifier if primary else None,
+                "notable": " · ".join(platform.notable) or None,
+                "doc_source_id": platform.doc_source,
+                "catalogue_scope": platform.catalogue_scope or None,
+            }
+        )
+        mapping += [
+            {"source_id": s, "platform_id": platform.id} for s in platform.catalogue_sources
+        ]
+    return pd.DataFrame(rows), pd.DataFrame(mapping, columns=["source_id", "platform_id"])
+
+
+def build_core(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    sources: dict[str, Source],
+    snapshots: list[SnapshotMeta],
+    in_scope: Sequence[str],
+    confirmed: dict[str, datetime],
+    resolver: Resolver,
+    labels: LabelReport,
+    claims: tuple[Claim, ...],
+    platforms: tuple[Platform, ...],
+    as_of: datetime | None,
+    data_date: datetime | None,
+    outcomes: Sequence[OutcomeRecord] = (),
+) -> CoreResult:
+    """Load every core table in one transaction. Nothing is committed if any step fails, so the
+    warehouse keeps the previous build. `outcomes` are the fetch logs' records, each source's
+    oldest first (they feed core.fetch_outcomes and mart.source_health). `snapshots` is the
+    whole history (core.snapshots); `in_scope` the ids the build reads (up to its --as-of bound),
+    the only ones with observations. The data date is the newest of those that were read
+    successfully; `data_date` (the inventory's newest) stands in only when none was.
+
+    Observations, the one large table, are appended: when what they are derived from (label
+    resolutions, reviewed claims, source tiers, the core SQL) is unchanged since the last build,
+    only the observations of snapshots not loaded yet, or read again by a newer parser, are added,
+    and those of snapshots no longer usable (damaged) are dropped. Anything else changed: every
+    observation is derived again. The other tables are small and always rebuilt whole."""
+    blocking = labels.blocking
+    if len(blocking):
+        names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
+        raise CoreBuildError(f"unresolved names in figures: {names}")
+    ensure_core(con)
+    providers, models = _entity_frames(resolver)
+    platform_rows, platform_sources = _platform_frames(platforms)
+    sources_frame = _sources_frame(sources, confirmed)
+    claims_frame = _claims_frame(claims, resolver)
+    # what a label resolves to matters; how often it is used (sources, uses) does not
+    resolved = labels.resolutions.drop(columns=["sources", "uses", "suggestions"])
+    key = derivation_key(resolved, claims_frame, sources_frame.drop(columns=["confirmed_at"]))
+    scope_build(con, in_scope)
+    previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
+    append = previous is not None and previous[0] == key
+    con.execute("BEGIN TRANSACTION")
+    try:
+        # staging.derived_snapshots: what the loaded observations were derived from
+        con.execute("CREATE TABLE IF NOT EXISTS staging.derived_snapshots (snapshot_id VARCHAR)")
+        if append:
+            # core.extractions still holds what the loaded observations were read with: a
+            # snapshot a newer parser read again is derived again, like an unloaded one
+            con.execute(
+                "DELETE FROM staging.derived_snapshots WHERE snapshot_id IN "
+                "(SELECT s.snapshot_id FROM staging.extractions s "
+                "JOIN core.extractions c USING (snapshot_id) "
+                "WHERE s.parser_version <> c.parser_version)"
+            )
+            con.execute(
+                "CREATE OR REPLACE TABLE staging.observation_scope AS "
+                "SELECT snapshot_id FROM build_scope "
+                "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM staging.derived_snapshots)"
+            )
+            # two deletes, not one with OR: each stays an anti- or semi-join
+            con.execute(
+                "DELETE FROM core.observations "
+                "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
+            )
+            con.execute(
+                "DELETE FROM core.observations "
+                "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
+            )
+        else:
+            con.execute(
+                "CREATE OR REPLACE TABLE staging.observation_scope AS "
+                "SELECT snapshot_id FROM build_scope"
+            )
+            con.execute("DELETE FROM core.observations")
+        for name in CORE_TABLES:
+            if name != "observations":
+                con.execute(f"DELETE FROM core.{name}")
+        _insert(con, "core.sources", sources_frame)
+        _insert(con, "core.snapshots", _snapshots_frame(snapshots))
+        _insert(con, "core.providers", providers)
+        _insert(con, "core.models", models)
+        _insert(con, "core.platforms", platform_rows)
+        _insert(con, "core.fetch_outcomes", _outcomes_frame(outcomes))
+        _replace(con, "staging.label_resolution", labels.resolutions)
+        _replace(con, "staging.reviewed_claims", claims_frame)
+        _replace(con, "staging.platform_sources", platform_sources)
+        appended = [
+            row[0]
+            for row in con.execute("SELECT snapshot_id FROM staging.observation_scope").fetchall()
+        ]
+        pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
+        for path in sorted((SQL_DIR / "core").glob("*.sql")):
+            con.execute(path.read_text(encoding="utf-8"))
+        # a damaged or unreadable snapshot is not used, so it cannot date the build either
+        used = con.execute(
+            "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"
+        ).fetchone()
+        data_date = used[0] if used and used[0] is not None else data_date
+        con.execute(
+            "CREATE OR REPLACE TABLE staging.derived_snapshots AS "
+            "SELECT snapshot_id FROM build_scope"
+        )
+        con.execute("DELETE FROM core.build_state")
+        con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
+        counts = {
+            name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
+            for name in CORE_TABLES
+        }
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return CoreResult(counts, appended if append else None)
+
+
+@dataclass(frozen=True)
+class CoreResult:
+    counts: dict[str, int]
+    appended: list[str] | None  # snapshots whose observations were added; None: all rebuilt
+
+
+def derivation_key(*frames: pd.DataFrame) -> str:
+    """Hash of what observations are derived from, besides the staged rows themselves."""
+    digest = hashlib.sha256()
+    for frame in frames:
+        digest.update(frame.to_csv(index=False).encode("utf-8"))
+    for path in sorted((SQL_DIR / "core").glob("*.sql")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,59 @@
+"""The `mart` schema: analyst-facing views, all defined in `sql/mart/*.sql`; and the `history`
+tables they read, which are never dropped (`sql/history/`)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from pipeline.support.settings import SQL_DIR
+
+# Relations that pass another's columns through unchanged, in dependency order. A column without
+# a comment of its own takes the comment of the same column upstream, so the descriptions of
+# core.observations (its Pandera model) are written once, not copied into every view.
+PASS_THROUGH = (
+    ("mart.observations_as_of", "core.observations"),
+    ("mart.current_figures", "mart.observations_as_of"),
+    ("mart.provider_headline", "mart.current_figures"),
+)
+
+
+HISTORY_SQL = SQL_DIR / "history" / "00_tables.sql"
+
+
+def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
+    """Create schema `history` and its tables if missing; never drops anything."""
+    con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+
+
+def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """(Re)create every mart view and table; returns the files applied, in order. The schema is
+    dropped first: everything in it is derived, and an object that changed kind (a view that
+    became a table) could not be replaced in place."""
+    ensure_history(con)  # mart.figure_history reads the release history
+    con.execute("DROP SCHEMA IF EXISTS mart CASCADE")
+    con.execute("CREATE SCHEMA mart")
+    applied = []
+    for path in sorted((SQL_DIR / "mart").glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+        applied.append(path.name)
+    for relation, upstream in PASS_THROUGH:
+        inherit_comments(con, relation, upstream)
+    return applied
+
+
+def inherit_comments(con: duckdb.DuckDBPyConnection, relation: str, upstream: str) -> None:
+    """Give each column of `relation` without a comment the comment of its namesake upstream."""
+    rows = con.execute(
+        """
+        SELECT c.column_name, u.comment
+        FROM duckdb_columns() AS c
+        JOIN duckdb_columns() AS u USING (column_name)
+        WHERE c.schema_name || '.' || c.table_name = ? AND coalesce(c.comment, '') = ''
+          AND u.schema_name || '.' || u.table_name = ? AND coalesce(u.comment, '') <> ''
+        ORDER BY c.column_index
+        """,
+        [relation, upstream],
+    ).fetchall()
+    for column, comment in rows:
+        text = comment.replace("'", "''")
+        con.execute(f"COMMENT ON COLUMN {relation}.{column} IS '{text}'")
