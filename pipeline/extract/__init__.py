@@ -10,6 +10,7 @@ from pipeline.extract import (
     llmperf,
     mslearn,
     openrouter,
+    openrouter_endpoints,
     platform_doc,
 )
 from pipeline.extract.base import ExtractError, Parser, SnapshotInput
@@ -25,6 +26,7 @@ PARSERS: dict[str, Parser] = {
         openrouter,
         platform_doc,
         mslearn,
+        openrouter_endpoints,
     )
 }
 
