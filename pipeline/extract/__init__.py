@@ -11,6 +11,7 @@ from pipeline.extract import (
     mslearn,
     openrouter,
     openrouter_endpoints,
+    openrouter_providers,
     platform_doc,
 )
 from pipeline.extract.base import ExtractError, Parser, SnapshotInput
@@ -27,6 +28,7 @@ PARSERS: dict[str, Parser] = {
         platform_doc,
         mslearn,
         openrouter_endpoints,
+        openrouter_providers,
     )
 }
 

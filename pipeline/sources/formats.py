@@ -77,6 +77,12 @@ FORMATS: dict[str, FormatSpec] = {
             BUNDLE_EXTENSION,
             (BUNDLE_CONTENT_TYPE, "application/json"),
         ),
+        FormatSpec(
+            "openrouter_providers",
+            "OpenRouter GET /api/v1/providers response {data: [provider]}",
+            "json",
+            ("application/json",),
+        ),
     )
 }
 
