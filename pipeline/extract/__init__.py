@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pipeline.extract import (
     artificial_analysis,
+    artificial_analysis_api,
     claim_page,
     cloudflare,
     compilation,
@@ -29,6 +30,7 @@ PARSERS: dict[str, Parser] = {
         mslearn,
         openrouter_endpoints,
         openrouter_providers,
+        artificial_analysis_api,
     )
 }
 

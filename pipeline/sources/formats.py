@@ -83,6 +83,13 @@ FORMATS: dict[str, FormatSpec] = {
             "json",
             ("application/json",),
         ),
+        FormatSpec(
+            "artificial_analysis_api",
+            "Artificial Analysis GET /api/v2/data/llms/models response {status, prompt_options, "
+            "data: [model]}",
+            "json",
+            ("application/json",),
+        ),
     )
 }
 
