@@ -9,6 +9,7 @@ from pipeline.extract import (
     cloudflare,
     compilation,
     llmperf,
+    models_dev,
     mslearn,
     openrouter,
     openrouter_endpoints,
@@ -31,6 +32,7 @@ PARSERS: dict[str, Parser] = {
         openrouter_endpoints,
         openrouter_providers,
         artificial_analysis_api,
+        models_dev,
     )
 }
 

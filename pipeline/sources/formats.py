@@ -90,6 +90,12 @@ FORMATS: dict[str, FormatSpec] = {
             "json",
             ("application/json",),
         ),
+        FormatSpec(
+            "models_dev",
+            "models.dev catalogue https://models.dev/api.json {provider_id: {name, models}}",
+            "json",
+            ("application/json",),
+        ),
     )
 }
 
