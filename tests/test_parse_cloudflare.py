@@ -228,6 +228,7 @@ def test_prices_of_other_units_and_currencies_are_kept_as_written_not_read(
         {"unit": "per audio minute", "price": 0.5, "currency": "USD"},
         {"unit": IN, "price": 7.0, "currency": "EUR"},
         {"unit": "per <b>512x512</b> tile", "price": 0.01},  # markup in a unit is removed
+        {"price": 2, "currency": "USD"},  # no unit at all
         {"unit": IN, "price": "0.25", "currency": "USD"},  # a number written as a string
         {"unit": "Per  M output tokens", "price": 1, "currency": "USD"},  # case and spacing
     ]
@@ -241,7 +242,7 @@ def test_prices_of_other_units_and_currencies_are_kept_as_written_not_read(
     assert pd.isna(first.price_cached_input_usd_per_mtok)
     assert first.other_prices == (
         "9.0 USD per M tokens; 0.5 USD per audio minute; 7.0 EUR per M input tokens; "
-        "0.01 USD per 512x512 tile"
+        "0.01 USD per 512x512 tile; 2 USD"
     )
     assert rows["other_prices"].iloc[1:].isna().all()
 

@@ -80,7 +80,8 @@ def _prices(snapshot: SnapshotInput, name: str, value: Any) -> dict[str, Any]:
         unit, currency = item.get("unit"), item.get("currency", "USD")
         column = PRICE_UNITS.get(" ".join(str(unit).split()).casefold())
         if column is None or currency != "USD":
-            other.append(clean_text(f"{item.get('price')} {currency} {unit}", 200))
+            written = (item.get("price"), currency, unit)
+            other.append(clean_text(" ".join(str(part) for part in written if part is not None)))
             continue
         if columns[column] is not None:  # which of two the publisher meant is unknowable
             kind = column.removeprefix("price_").removesuffix("_usd_per_mtok").replace("_", " ")
