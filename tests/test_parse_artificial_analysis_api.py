@@ -157,6 +157,10 @@ def test_markup_in_names_comes_out_as_clean_text(snapshot: SnapshotInput) -> Non
             lambda d: d["prompt_options"].__setitem__("prompt_length", "1k"),
             "prompt_options.prompt_length is not a positive whole number: '1k'",
         ),
+        (
+            lambda d: d["prompt_options"].__setitem__("parallel_queries", 10**400),
+            "prompt_options.parallel_queries is 1000",
+        ),
         (lambda d: d.__setitem__("data", []), "the model list is empty"),
         (lambda d: d.__setitem__("models", d.pop("data")), "expected {'status': 200, 'data'"),
     ],

@@ -343,8 +343,13 @@ def test_a_percentile_missing_or_null_has_no_row(tmp_path: Path) -> None:
         ),
         (
             lambda e: e.__setitem__("max_completion_tokens", 10**30),
-            "max_completion_tokens is 1e+30: expected at most",
+            "max_completion_tokens is 1000000000000000000000000000000: expected at most",
         ),
+        (
+            lambda e: e.__setitem__("context_length", 10**400),
+            "context_length is 1000000000000000000000000000000000000",
+        ),
+        (lambda e: e.__setitem__("status", 10**400), "status is not a status code"),
         (
             lambda e: e.__setitem__("uptime_last_5m", 120),
             "uptime_last_5m is 120: expected 0 to 100",

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from pipeline.extract.base import SnapshotInput
+from pipeline.schema.staging import MAX_COUNT
 from pipeline.support.text import clean_text, shorten
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -80,12 +81,14 @@ def json_number(where: Failing, value: Any, what: str) -> float:
 
 
 def json_count(where: Failing, value: Any, what: str) -> int | None:
-    """A positive whole number (a token limit, a context length) given as a JSON integer; None
-    for null. 1.5, -5, '8k' and true are errors naming `what`."""
+    """A positive whole number (a token limit, a context length) given as a JSON integer, at most
+    MAX_COUNT; None for null. 1.5, -5, '8k', true and 10**30 are errors naming `what`."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise where.fail(f"{what} is not a positive whole number: {shorten(repr(value), 80)}")
+    if value > MAX_COUNT:
+        raise where.fail(f"{what} is {shorten(repr(value), 40)}: expected at most {MAX_COUNT:,}")
     return value
 
 

@@ -101,13 +101,6 @@ def _number(value: Any, what: str, low: float, high: float) -> float | None:
     return number
 
 
-def _count(value: Any, what: str) -> int | None:
-    count = json_count(_SCOPE, value, what)
-    if count is not None and count > MAX_COUNT:
-        raise _Problem(f"{what} is {count:.3g}: expected at most {MAX_COUNT:,}")
-    return count
-
-
 def _price(value: Any, what: str) -> float | None:
     price = usd_per_mtok(_SCOPE, value, what, per_tokens=PER_TOKEN, variable=True)
     if price is not None and price >= MAX_PRICE_USD_PER_MTOK:
@@ -188,7 +181,7 @@ def _endpoint_fields(
         "precision": precision or DEFAULT_PRECISION,
         "quantization_known": precision is not None,
         "status": status,
-        **{key: _count(endpoint.get(key), key) for key in COUNTS},
+        **{key: json_count(_SCOPE, endpoint.get(key), key) for key in COUNTS},
         **{key: _number(endpoint.get(key), key, 0, 100) for key in UPTIMES},
         **{column: _price(pricing.get(key), f"pricing.{key}") for column, key in PRICES.items()},
         "discount": _number(pricing.get("discount"), "pricing.discount", 0, 1),
