@@ -12,6 +12,14 @@ REASONING_EFFORTS = ("low", "medium", "high")
 SCOPES = ("live_median", "peak_per_user", "aggregate")
 METRICS = ("output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok")
 QUALIFIERS = ("approx", "at_least", "up_to", "range")
+# How a figure was measured (DESIGN.md "method"); figures of different methods never compare.
+METHODS = (
+    "fixed-workload probe",  # Artificial Analysis
+    "percentiles of live routed traffic",  # OpenRouter's endpoint statistics
+    "one-off run",  # LLMPerf
+    "vendor record",  # a vendor's own record claim
+)
+STATISTICS = ("median", "p50", "p75", "p90", "p99")
 PLATFORM_KINDS = ("managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer")
 PROVIDER_TYPES = ("inference_api", "cloud", "hardware_vendor")
 
