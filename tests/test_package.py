@@ -72,7 +72,7 @@ def test_a_wheel_install_builds_the_bundled_corpus_like_the_checkout(
     env_dir = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
     subprocess.run(
-        [*PIP, "install", *OFFLINE, "--prefix", str(env_dir), str(wheel)],
+        [*PIP, "install", *OFFLINE, "--ignore-installed", "--prefix", str(env_dir), str(wheel)],
         check=True,
         capture_output=True,
     )
