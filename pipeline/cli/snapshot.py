@@ -17,9 +17,10 @@ from pipeline.raw.snapshots import (
     parse_utc,
 )
 from pipeline.sources.formats import EXTENSION_CONTENT_TYPES, FORMATS
-from pipeline.sources.registry import RegistryError, Source, is_web_url, load_registry
+from pipeline.sources.registry import RegistryError, Source, load_registry
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
+from pipeline.support.text import url_for_message, url_problem
 
 NAME = "snapshot"
 HELP = "add a page captured by hand, list or verify stored snapshots"
@@ -99,9 +100,10 @@ def _retrieved_at(text: str | None) -> datetime:
 def add(args: argparse.Namespace, settings: Settings) -> int:
     source = _source(settings, args.source_id)
     retrieved_at = _retrieved_at(args.retrieved_at)
-    url = args.url or source.url
-    if not is_web_url(url):
-        raise CommandError(f"--url {url!r} is not an http(s) URL")
+    url = source.url if args.url is None else args.url
+    problem = url_problem(url)
+    if problem:
+        raise CommandError(f"--url {url_for_message(url)} {problem}")
     data = _read_capture(args.file)
     spec = FORMATS[source.format]
     content_type = (

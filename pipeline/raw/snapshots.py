@@ -24,7 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.schema.vocabulary import OBTAINED_BY
-from pipeline.sources.registry import SLUG, is_web_url
+from pipeline.sources.registry import SLUG
+from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -166,8 +167,9 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
             raise ValueError(f"{name} must be a string, got {getattr(meta, name)!r}")
     if meta.source_id != folder:
         raise ValueError(f"source_id {meta.source_id!r} does not match its folder {folder!r}")
-    if not is_web_url(meta.url):
-        raise ValueError(f"url {meta.url!r} is not an http(s) URL")
+    problem = url_problem(meta.url)
+    if problem:
+        raise ValueError(f"url {url_for_message(meta.url)} {problem}")
     try:
         retrieved_at = format_utc(parse_utc(meta.retrieved_at))
     except ValueError:
@@ -212,6 +214,9 @@ class SnapshotStore:
             raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
         if not data:
             raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+        problem = url_problem(url)
+        if problem:  # the rule every record is read with: never store what no reader accepts
+            raise SnapshotError(f"{source_id}: url {url_for_message(url)} {problem}")
         digest = sha256_hex(data)
         snapshots = self.list(source_id)
         same = [m for m in snapshots if m.sha256 == digest]
@@ -329,7 +334,9 @@ class _MetaIndex:
     of reading every record again. The cache is only ever an optimisation: deleting it is safe,
     and a failed write is ignored."""
 
-    VERSION = 2  # 2: records are validated before they are cached; older caches are dropped
+    # 2: records are validated before they are cached; 3: the URL rule of support.text.url_problem
+    # (no credentials, no whitespace or markup). Caches of an older version are dropped.
+    VERSION = 3
     NAME = ".snapshot-index.json"
 
     def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:

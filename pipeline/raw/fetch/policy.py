@@ -12,6 +12,7 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from pipeline import __version__
+from pipeline.support.text import url_problem
 
 # No public project URL exists yet; add "+<url>" here once one does, rather than invent one.
 USER_AGENT = f"Speedbook/{__version__} (LLM inference speed dataset; data pipeline)"
@@ -107,7 +108,8 @@ def media_type(content_type: str | None) -> str:
 def redirect_refusal(current: str, target: str, host: str) -> str | None:
     """Why a redirect from ``current`` to ``target`` may not be followed, or None if it may.
 
-    Only http(s), only the source's own host (any port), and never from https down to http.
+    Only http(s), only the source's own host (any port), never from https down to http, and only
+    to a URL the store would keep (support.text.url_problem: the final URL is recorded).
     """
     try:
         parts = urlsplit(target)
@@ -115,6 +117,9 @@ def redirect_refusal(current: str, target: str, host: str) -> str | None:
         return "redirect to an invalid URL"
     if parts.scheme not in ("http", "https"):
         return f"redirect to non-http(s) URL scheme {shown(parts.scheme) or '(none)'}"
+    problem = url_problem(target)
+    if problem:
+        return f"redirect to a URL that {problem}"
     target_host = (parts.hostname or "").lower()
     if target_host != host.lower():
         return f"redirect to other host {shown(target_host) or '(none)'}"
