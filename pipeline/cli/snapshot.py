@@ -15,6 +15,7 @@ from pipeline.raw.snapshots import (
     TimeOutOfRange,
     check_source_id,
     parse_utc,
+    retrieval_problem,
 )
 from pipeline.sources.formats import EXTENSION_CONTENT_TYPES, FORMATS
 from pipeline.sources.registry import RegistryError, Source, load_registry
@@ -94,6 +95,9 @@ def _retrieved_at(text: str | None) -> datetime:
         raise CommandError(f"--retrieved-at {text!r} is not an ISO 8601 date or time") from None
     if value > now:
         raise CommandError(f"--retrieved-at {text!r} is in the future")
+    problem = retrieval_problem(value)
+    if problem:
+        raise CommandError(f"--retrieved-at {text!r} {problem}")
     return value
 
 
@@ -124,6 +128,8 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
         )
     except (SnapshotError, OSError) as error:
         raise CommandError(str(error)) from None
+    for problem in result.skipped:
+        print(f"warning: snapshot skipped: {problem}", file=sys.stderr)
     meta = result.meta
     if result.created:
         print(f"stored {meta.snapshot_id} ({meta.size} bytes, sha256 {meta.sha256[:12]})")

@@ -29,6 +29,8 @@ from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# No snapshot is older than the web; an earlier retrieval time is a typo (0001-01-01, 0026-...).
+EARLIEST_RETRIEVAL = datetime(1990, 1, 1, tzinfo=UTC)
 
 
 class SnapshotError(ValueError):
@@ -76,6 +78,7 @@ class SnapshotMeta:
 class AddResult:
     meta: SnapshotMeta
     created: bool
+    skipped: tuple[str, ...] = ()  # the source's unreadable records, left out of the comparison
 
 
 class TimeOutOfRange(ValueError):
@@ -101,7 +104,19 @@ def snapshot_file_name(retrieved_at: datetime, digest: str, extension: str) -> s
 
 
 def format_utc(value: datetime) -> str:
-    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ``, the year always four digits (strftime's %Y drops the zeros of
+    year 1 on Linux, and such a time cannot be parsed back)."""
+    return value.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+def retrieval_problem(retrieved_at: datetime) -> str | None:
+    """Why no snapshot can have been retrieved at this time, or None."""
+    if retrieved_at < EARLIEST_RETRIEVAL:
+        return (
+            f"is before {format_utc(EARLIEST_RETRIEVAL)[:10]}: no page was captured that early "
+            "(a typo?)"
+        )
+    return None
 
 
 def sha256_hex(data: bytes) -> str:
@@ -171,9 +186,13 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
     if problem:
         raise ValueError(f"url {url_for_message(meta.url)} {problem}")
     try:
-        retrieved_at = format_utc(parse_utc(meta.retrieved_at))
+        retrieved = parse_utc(meta.retrieved_at)
     except ValueError:
         raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
+    problem = retrieval_problem(retrieved)
+    if problem:
+        raise ValueError(f"retrieved_at {meta.retrieved_at!r} {problem}")
+    retrieved_at = format_utc(retrieved)
     if not SHA256.fullmatch(meta.sha256):
         raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")
     if isinstance(meta.size, bool) or not isinstance(meta.size, int) or meta.size < 0:
@@ -214,16 +233,28 @@ class SnapshotStore:
             raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
         if not data:
             raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+        # the rules every record is read with: never store what no reader accepts
         problem = url_problem(url)
-        if problem:  # the rule every record is read with: never store what no reader accepts
+        if problem:
             raise SnapshotError(f"{source_id}: url {url_for_message(url)} {problem}")
+        problem = retrieval_problem(retrieved_at)
+        if problem:
+            raise SnapshotError(f"{source_id}: retrieved_at {format_utc(retrieved_at)} {problem}")
         digest = sha256_hex(data)
-        snapshots = self.list(source_id)
+        # an unreadable old record skips only its snapshot, here as in every listing
+        skipped: list[str] = []
+        snapshots = self.list(source_id, errors=skipped)
         same = [m for m in snapshots if m.sha256 == digest]
         newest = snapshots[-1] if snapshots else None
         if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
-            return AddResult(same[-1], created=False)
+            return AddResult(same[-1], created=False, skipped=tuple(skipped))
         name = snapshot_file_name(retrieved_at, digest, extension)
+        directory = self.source_dir(source_id)
+        if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
+            raise SnapshotError(
+                f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away to "
+                "store these bytes at this time"
+            )
         # bytes seen before (the page came back to them): a new record, no second copy
         reused = same[-1] if same else None
         if reused is not None:
@@ -241,11 +272,10 @@ class SnapshotStore:
             http=dict(sorted((http or {}).items())),
             bytes_file=reused.data_file if reused else "",
         )
-        directory = self.source_dir(source_id)
         if reused is None:
             _atomic_write(directory / name, data)  # the bytes before the record that names them
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
-        return AddResult(meta, created=True)
+        return AddResult(meta, created=True, skipped=tuple(skipped))
 
     def _read_meta(self, path: Path) -> SnapshotMeta:
         try:

@@ -230,6 +230,8 @@ class _Run:
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
         # off the event loop, like store.add: it reads metadata and may rewrite the index
         existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
+        for problem in problems:
+            report(f"fetch {source.id}: warning: snapshot skipped: {problem}")
         latest = existing[-1] if existing else None
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]
