@@ -12,11 +12,13 @@ error naming its file, and a listing that collects errors skips just that snapsh
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -25,10 +27,16 @@ from pathlib import Path
 
 from pipeline.schema.vocabulary import OBTAINED_BY
 from pipeline.sources.registry import SLUG
+from pipeline.support.sizes import format_size
 from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# What is read of one store file: a record is a few hundred bytes; a snapshot's bytes are capped
+# where they come in (25 MB from the web, MAX_SNAPSHOT_BYTES by hand).
+MAX_RECORD_BYTES = 64_000
+MAX_SNAPSHOT_BYTES = 256_000_000
+MAX_INDEX_BYTES = 256_000_000  # the listing cache: a few hundred bytes per record
 # No snapshot is older than the web; an earlier retrieval time is a typo (0001-01-01, 0026-...).
 EARLIEST_RETRIEVAL = datetime(1990, 1, 1, tzinfo=UTC)
 
@@ -117,6 +125,53 @@ def retrieval_problem(retrieved_at: datetime) -> str | None:
             "(a typo?)"
         )
     return None
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a plain file")
+
+
+def read_store_file(path: Path, max_bytes: int, *, tail: bool = False) -> bytes:
+    """The bytes of one file of the store, read safely whatever sits under its name.
+
+    The last component is never followed (O_NOFOLLOW: a link to /dev/zero is refused, not
+    read) and the open never blocks (O_NONBLOCK: a FIFO is refused, not waited on); anything but a
+    regular file is refused, and at most `max_bytes` are read: a larger file is refused, or with
+    `tail` its last `max_bytes` are returned. Raises OSError (FileNotFoundError when absent)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symbolic link, not followed") from None
+        raise
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            if not tail:
+                raise OSError(errno.EFBIG, f"larger than {format_size(max_bytes)}")
+            os.lseek(handle, info.st_size - max_bytes, os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = max_bytes + 1  # one byte more than allowed proves a file that grew meanwhile
+        while left > 0 and (chunk := os.read(handle, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0 and not tail:
+            raise OSError(errno.EFBIG, f"larger than {format_size(max_bytes)}")
+        data = b"".join(chunks)
+        return data[-max_bytes:] if tail else data
+    finally:
+        os.close(handle)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -279,8 +334,11 @@ class SnapshotStore:
 
     def _read_meta(self, path: Path) -> SnapshotMeta:
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
+            record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
+        except OSError as error:
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotError(f"{path}: unreadable snapshot metadata: {reason}") from None
+        except ValueError as error:
             raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
         try:
             meta = _check_record(record, path.parent.name)
@@ -345,9 +403,10 @@ class SnapshotStore:
         """The snapshot's bytes, verified against the recorded sha256."""
         path = self.path_of(meta)
         try:
-            data = path.read_bytes()
+            data = read_store_file(path, MAX_SNAPSHOT_BYTES)
         except OSError as error:
-            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {error}") from None
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {reason}") from None
         if sha256_hex(data) != meta.sha256:
             raise SnapshotDamaged(
                 f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
@@ -377,8 +436,12 @@ class _MetaIndex:
     @classmethod
     def load(cls, root: Path) -> _MetaIndex:
         try:
-            record = json.loads((root / cls.NAME).read_text(encoding="utf-8"))
-            if record.get("version") == cls.VERSION and isinstance(record.get("entries"), dict):
+            record = json.loads(read_store_file(root / cls.NAME, MAX_INDEX_BYTES))
+            if (
+                isinstance(record, dict)
+                and record.get("version") == cls.VERSION
+                and isinstance(record.get("entries"), dict)
+            ):
                 return cls(root, record["entries"])
         except (OSError, ValueError):
             pass

@@ -27,7 +27,6 @@ from pipeline.raw.fetch.policy import (
     REDIRECT_STATUSES,
     RETRY_STATUSES,
     FetchOptions,
-    format_size,
     media_type,
     parse_retry_after,
     redirect_refusal,
@@ -40,6 +39,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
+from pipeline.support.sizes import format_size
 
 STRICT_SKIP = "skipped (--strict)"
 KEPT_HEADERS = ("etag", "last-modified")  # validators for the next conditional request

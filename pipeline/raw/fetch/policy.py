@@ -133,12 +133,3 @@ def shown(text: str, limit: int = 80) -> str:
     so a hostile header cannot inject escape sequences or newlines into logs and terminals."""
     clean = "".join(ch if ch.isprintable() else "?" for ch in text)
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
-
-
-def format_size(size: int) -> str:
-    """25_000_000 -> ``25 MB``; decimal units, exact when the size is a round number."""
-    for unit, scale in (("MB", 1_000_000), ("kB", 1_000)):
-        if size >= scale:
-            value = size / scale
-            return f"{value:g} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
