@@ -8,29 +8,42 @@ The data file is written before its metadata and both are renamed into place, so
 sees a snapshot whose bytes are incomplete. Both are readable by everyone the umask allows (0644
 under the usual 022). A metadata record is checked field by field when read; a bad one is an
 error naming its file, and a listing that collects errors skips just that snapshot.
+
+Bytes are streamed into a temporary file (`.tmp-*`, hashed while copied, at most
+MAX_SNAPSHOT_BYTES). A writer holds a shared flock on the folder while its temporary file exists;
+an exclusive flock taken without waiting therefore proves that no writer is live there, and
+under it an add or a listing deletes the temporary files killed writers left (the kernel drops a
+dead writer's lock), as the publisher does with its folders.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import functools
 import hashlib
+import io
 import json
 import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from pipeline.schema.vocabulary import OBTAINED_BY
 from pipeline.sources.registry import SLUG
+from pipeline.support.faults import pause_point
 from pipeline.support.sizes import format_size
 from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
+TMP_PREFIX = ".tmp-"  # a file being written; hidden, so no listing takes it for a snapshot
+COPY_CHUNK = 1 << 20
 SHA256 = re.compile(r"[0-9a-f]{64}")
 # What is read of one store file: a record is a few hundred bytes; a snapshot's bytes are capped
 # where they come in (25 MB from the web, MAX_SNAPSHOT_BYTES by hand).
@@ -193,19 +206,97 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+@contextmanager
+def _writing(directory: Path) -> Iterator[None]:
+    """Hold a shared flock on `directory` while a temporary file of ours exists in it."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        os.fchmod(handle, _file_mode())
-        with os.fdopen(handle, "wb") as tmp:
-            tmp.write(data)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def clean_leftovers(directory: Path) -> list[Path]:
+    """Delete the temporary files killed writers left in `directory`, if no writer is live there
+    (an exclusive flock, not waited for: a live writer holds it shared). Returns what was
+    deleted; a store that cannot be written is left as it is."""
+    try:
+        names = [entry.name for entry in os.scandir(directory) if entry.name.startswith(TMP_PREFIX)]
+    except OSError:
+        return []
+    if not names:
+        return []
+    removed: list[Path] = []
+    try:
+        handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for name in names:
+            path = directory / name
+            with suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path)
+    except OSError:  # BlockingIOError: a writer is live; PermissionError: a read-only store
+        pass
+    finally:
+        os.close(handle)
+    return removed
+
+
+@contextmanager
+def _temporary(directory: Path, suffix: str) -> Iterator[tuple[BinaryIO, Path]]:
+    """A new temporary file in `directory`, readable as the umask allows, deleted on the way out
+    unless the caller renamed it; the folder's writer lock is held meanwhile."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with _writing(directory):
+        handle, name = tempfile.mkstemp(dir=directory, prefix=TMP_PREFIX, suffix=suffix)
+        path = Path(name)
+        try:
+            os.fchmod(handle, _file_mode())
+            with os.fdopen(handle, "wb") as out:
+                yield out, path
+        finally:
+            path.unlink(missing_ok=True)
+
+
+def _durable_rename(out: BinaryIO, tmp: Path, path: Path) -> None:
+    out.flush()
+    os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    with _temporary(path.parent, path.suffix) as (out, tmp):
+        out.write(data)
+        _durable_rename(out, tmp, path)
+
+
+class _Copied:
+    """What a stream copied into a temporary file held: its sha256 and size."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+
+def _copy(reader: BinaryIO, out: BinaryIO, source_id: str) -> _Copied:
+    """Copy `reader` into `out`, hashing as it goes, refusing more than MAX_SNAPSHOT_BYTES."""
+    copied = _Copied()
+    while chunk := reader.read(COPY_CHUNK):
+        copied.size += len(chunk)
+        if copied.size > MAX_SNAPSHOT_BYTES:
+            raise SnapshotError(
+                f"{source_id}: the bytes are larger than {format_size(MAX_SNAPSHOT_BYTES)}, "
+                "the store's cap for one snapshot"
+            )
+        copied.digest.update(chunk)
+        out.write(chunk)
+        if copied.size == len(chunk):
+            pause_point("snapshot-copy")  # crash tests kill a writer here, mid-copy
+    return copied
 
 
 def check_source_id(source_id: str) -> str:
@@ -267,6 +358,7 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
 class SnapshotStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.cleaned: list[Path] = []  # temporary files of killed writers this store deleted
 
     def source_dir(self, source_id: str) -> Path:
         return self.root / check_source_id(source_id)
@@ -284,10 +376,38 @@ class SnapshotStore:
         note: str = "",
         http: dict[str, str] | None = None,
     ) -> AddResult:
+        """Store `data` (bytes already in memory, such as a fetched body); see add_stream."""
+        return self.add_stream(
+            source_id,
+            io.BytesIO(data),
+            url=url,
+            retrieved_at=retrieved_at,
+            content_type=content_type,
+            obtained_by=obtained_by,
+            extension=extension,
+            note=note,
+            http=http,
+        )
+
+    def add_stream(
+        self,
+        source_id: str,
+        reader: BinaryIO,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+    ) -> AddResult:
+        """Store what `reader` yields as a new snapshot, unless the source already has these
+        bytes as its newest (or at a later time). The bytes are copied into a temporary file and
+        hashed as they come, never held in memory whole; more than MAX_SNAPSHOT_BYTES is refused.
+        Temporary files of killed writers in the source's folder are deleted first."""
         if obtained_by not in OBTAINED_BY:
             raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
-        if not data:
-            raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
         # the rules every record is read with: never store what no reader accepts
         problem = url_problem(url)
         if problem:
@@ -295,40 +415,46 @@ class SnapshotStore:
         problem = retrieval_problem(retrieved_at)
         if problem:
             raise SnapshotError(f"{source_id}: retrieved_at {format_utc(retrieved_at)} {problem}")
-        digest = sha256_hex(data)
-        # an unreadable old record skips only its snapshot, here as in every listing
-        skipped: list[str] = []
-        snapshots = self.list(source_id, errors=skipped)
-        same = [m for m in snapshots if m.sha256 == digest]
-        newest = snapshots[-1] if snapshots else None
-        if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
-            return AddResult(same[-1], created=False, skipped=tuple(skipped))
-        name = snapshot_file_name(retrieved_at, digest, extension)
         directory = self.source_dir(source_id)
-        if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
-            raise SnapshotError(
-                f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away to "
-                "store these bytes at this time"
+        if directory.is_dir():
+            self.cleaned += clean_leftovers(directory)
+        with _temporary(directory, "." + extension.lstrip(".")) as (out, tmp):
+            copied = _copy(reader, out, source_id)
+            if not copied.size:
+                raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+            digest = copied.digest.hexdigest()
+            # an unreadable old record skips only its snapshot, here as in every listing
+            skipped: list[str] = []
+            snapshots = self.list(source_id, errors=skipped)
+            same = [m for m in snapshots if m.sha256 == digest]
+            newest = snapshots[-1] if snapshots else None
+            if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
+                return AddResult(same[-1], created=False, skipped=tuple(skipped))
+            name = snapshot_file_name(retrieved_at, digest, extension)
+            if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
+                raise SnapshotError(
+                    f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away "
+                    "to store these bytes at this time"
+                )
+            # bytes seen before (the page came back to them): a new record, no second copy
+            reused = same[-1] if same else None
+            if reused is not None:
+                note = (note + " " if note else "") + f"(same bytes as {reused.file})"
+            meta = SnapshotMeta(
+                source_id=source_id,
+                url=url,
+                retrieved_at=format_utc(retrieved_at),
+                sha256=digest,
+                size=copied.size,
+                content_type=content_type,
+                obtained_by=obtained_by,
+                file=name,
+                note=note,
+                http=dict(sorted((http or {}).items())),
+                bytes_file=reused.data_file if reused else "",
             )
-        # bytes seen before (the page came back to them): a new record, no second copy
-        reused = same[-1] if same else None
-        if reused is not None:
-            note = (note + " " if note else "") + f"(same bytes as {reused.file})"
-        meta = SnapshotMeta(
-            source_id=source_id,
-            url=url,
-            retrieved_at=format_utc(retrieved_at),
-            sha256=digest,
-            size=len(data),
-            content_type=content_type,
-            obtained_by=obtained_by,
-            file=name,
-            note=note,
-            http=dict(sorted((http or {}).items())),
-            bytes_file=reused.data_file if reused else "",
-        )
-        if reused is None:
-            _atomic_write(directory / name, data)  # the bytes before the record that names them
+            if reused is None:  # the bytes before the record that names them
+                _durable_rename(out, tmp, directory / name)
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
         return AddResult(meta, created=True, skipped=tuple(skipped))
 
@@ -370,10 +496,11 @@ class SnapshotStore:
         for directory in directories:
             if not directory.is_dir():
                 continue
+            entries = [entry.name for entry in os.scandir(directory)]
+            if any(name.startswith(TMP_PREFIX) for name in entries):
+                self.cleaned += clean_leftovers(directory)
             names = sorted(
-                entry.name
-                for entry in os.scandir(directory)
-                if entry.name.endswith(META_SUFFIX) and not entry.name.startswith(".")
+                name for name in entries if name.endswith(META_SUFFIX) and not name.startswith(".")
             )
             for name in names:
                 try:
