@@ -212,3 +212,21 @@ def test_the_store_counts_the_cap_while_copying(tmp_path, monkeypatch):
         "example-page: the bytes are larger than 3.1 MB, the store's cap for one snapshot"
     )
     assert list(tmp_path.rglob("*.html")) == [] and list(tmp_path.rglob(".tmp-*")) == []
+
+
+def test_a_listing_removes_what_a_killed_cache_writer_left_in_the_store_root(tmp_path):
+    store = SnapshotStore(tmp_path)
+    store.add(
+        "example-page",
+        b"<html>x</html>",
+        url="https://example.org/",
+        retrieved_at=snapshots.parse_utc("2026-11-29"),
+        content_type="text/html",
+        obtained_by="manual",
+        extension="html",
+    )
+    leftover = tmp_path / ".tmp-abc123.json"
+    leftover.write_text('{"version": 3, "entr')
+    listing = SnapshotStore(tmp_path)
+    assert len(listing.list()) == 1
+    assert not leftover.exists() and listing.cleaned == [leftover]

@@ -489,6 +489,8 @@ class SnapshotStore:
                 if self.root.exists()
                 else ()
             )
+            if self.root.is_dir():  # the listing cache is written through a temporary file too
+                self.cleaned += clean_leftovers(self.root)
         else:
             directories = (self.source_dir(source_id),)
         index = _MetaIndex.load(self.root)
