@@ -268,7 +268,7 @@ def test_a_server_that_never_answers_times_out(world):
 
 def test_a_slow_drip_is_stopped_by_the_total_timeout(world):
     record = run_fault(world, drip(2.0), read_timeout=0.3, total_timeout=0.4, max_attempts=1)
-    assert record.label == "failed: timeout"
+    assert record.label == "failed: timeout (no complete response within 0.4 s)"
 
 
 def test_a_snapshot_that_cannot_be_stored_fails_that_source_only(world, monkeypatch):

@@ -29,7 +29,10 @@ class FetchOptions:
     per_host: int = 2  # requests in flight per host: be a polite client
     connect_timeout: float = 10.0
     read_timeout: float = 30.0  # longest silence between two reads
-    total_timeout: float = 120.0  # one attempt, redirects included: stops a slow drip
+    # Wall-clock deadlines over whole responses, which a read timeout (per read) cannot give: a
+    # server dripping one byte every few seconds is never silent for 30 s.
+    total_timeout: float = 60.0  # one attempt, from the request to the body's last byte
+    source_timeout: float = 120.0  # all attempts of one source, waits between them included
     max_attempts: int = 4
     backoff_base: float = 1.0  # first retry waits about this long, then doubles
     backoff_max: float = 30.0
@@ -48,6 +51,7 @@ class FetchOptions:
             "connect_timeout": self.connect_timeout,
             "read_timeout": self.read_timeout,
             "total_timeout": self.total_timeout,
+            "source_timeout": self.source_timeout,
         }
         bad = [name for name, value in positive.items() if value <= 0]
         non_negative = {
