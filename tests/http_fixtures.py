@@ -175,6 +175,27 @@ def drip(seconds: float, every: float = 0.05) -> Responder:
     return respond
 
 
+def slow_body(body: bytes, every: float, content_type: str = JSON) -> Responder:
+    """A whole, correctly sized response sent one byte every ``every`` seconds: it would
+    complete, but only after ``len(body) * every`` seconds, and never idles long enough for a
+    read timeout (the server of issue 17 sent one byte every 5 seconds)."""
+
+    def respond(h: Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.flush()
+        h.done()
+        for index in range(len(body)):
+            if h.server.fault.closing.wait(every):
+                return
+            h.wfile.write(body[index : index + 1])
+            h.wfile.flush()
+
+    return respond
+
+
 def hang(seconds: float = 10.0) -> Responder:
     """Accept the request and never answer (until the server closes)."""
 

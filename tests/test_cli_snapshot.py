@@ -68,14 +68,14 @@ def test_snapshot_add_bad_input_is_one_line_and_writes_nothing(
 def test_snapshot_add_unreadable_file(settings, cli, tmp_path, monkeypatch):
     page = tmp_path / "locked.html"
     page.write_text("x")
-    real_read_bytes = Path.read_bytes
+    real_open = Path.open
 
-    def refuse(self):  # tests run as root, where chmod 000 does not stop a read
+    def refuse(self, *args, **kwargs):  # tests run as root, where chmod 000 does not stop a read
         if self == page:
             raise PermissionError(13, "Permission denied")
-        return real_read_bytes(self)
+        return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(Path, "open", refuse)
     before = stored_files(settings)
     result = cli("snapshot", "add", "aa-kimi-k2-6", str(page))
     assert result.status != 0 and "cannot read: Permission denied" in result.err

@@ -33,10 +33,10 @@ from http_fixtures import (
     unsized,
 )
 
+from pipeline.raw import snapshots
 from pipeline.raw.fetch import USER_AGENT, FetchError, FetchOptions, FetchReport, fetch_sources
 from pipeline.raw.fetch.policy import (
     backoff_delay,
-    format_size,
     media_type,
     parse_retry_after,
     redirect_refusal,
@@ -45,6 +45,7 @@ from pipeline.raw.fetch.policy import (
 from pipeline.raw.outcomes import LOG_NAME, latest_outcomes, read_outcomes, record_outcome
 from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
 from pipeline.support.settings import Settings
+from pipeline.support.sizes import format_size
 
 # Small timeouts and delays keep the whole file fast; the defaults are for the real web.
 FAST = FetchOptions(
@@ -267,19 +268,26 @@ def test_a_server_that_never_answers_times_out(world):
 
 def test_a_slow_drip_is_stopped_by_the_total_timeout(world):
     record = run_fault(world, drip(2.0), read_timeout=0.3, total_timeout=0.4, max_attempts=1)
-    assert record.label == "failed: timeout"
+    assert record.label == "failed: timeout (no complete response within 0.4 s)"
 
 
-def test_a_snapshot_that_cannot_be_stored_fails_that_source_only(world):
+def test_a_snapshot_that_cannot_be_stored_fails_that_source_only(world, monkeypatch):
     world.source("faulty", ok(b'{"fresh": 1}'))
     world.source("healthy", ok(CATALOGUE))
     world.settings  # noqa: B018 - writes the registry
     kept = world.seed("faulty")
-    damaged = world.store.source_dir("faulty") / "20250101T000000Z-000000000000.json.meta.json"
-    damaged.write_text("{not json")
+    real_write = snapshots._atomic_write
+
+    def disk_full(path, *args, **kwargs):  # the faulty source's folder is on a full disk
+        if path.parent.name == "faulty":
+            raise OSError(28, "No space left on device")
+        return real_write(path, *args, **kwargs)
+
+    monkeypatch.setattr(snapshots, "_atomic_write", disk_full)
     report = world.fetch()
-    assert report.get("faulty").label.startswith("failed: cannot store snapshot (")
-    assert "unreadable snapshot metadata" in report.get("faulty").detail
+    assert report.get("faulty").label == (
+        "failed: cannot store snapshot ([Errno 28] No space left on device)"
+    )
     assert report.get("healthy").outcome == "new"
     assert world.store.list("faulty", errors=[]) == [kept]
 

@@ -165,7 +165,7 @@ SAFE = {
     "http://example.org": None,
     "  https://example.org/a?b=1#c  ": "https://example.org/a?b=1#c",
     "HTTPS://Example.org/": None,
-    "https://user@example.org:8443/x": None,
+    "https://example.org:8443/x": None,
     "http://[::1]:8080/": None,
     "https://bücher.example/": None,
 }
@@ -208,6 +208,8 @@ def test_safe_url_accepts_absolute_http_urls(url):
         "https://good.example\\@evil.example/",
         "http://[::1/",
         "http://example.org:99999/",
+        "https://user@example.org:8443/x",
+        "https://user:secret@example.org/",
         "https://example.org/" + "a" * 3000,
         42,
     ],

@@ -103,15 +103,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise CommandError("--strict and --keep-going only apply with --live")
     fetch_failed = False
     try:
-        with warehouse_lock(settings.lock_file, args.wait):
-            if args.live:
-                from pipeline.cli.fetch import fetch_and_report
+        if args.live:
+            from pipeline.cli.fetch import fetch_and_report
 
-                fetched = fetch_and_report(settings, None, strict=args.strict)
-                fetch_failed = not fetched.ok
-                if fetch_failed and args.strict:
-                    print("not building: a source failed to fetch (--strict)")
-                    return 1
+            # No fetch for a build that could not start; then fetch without the lock, so a slow
+            # source never holds the warehouse (a fetch only adds snapshots, as `fetch` does
+            # beside a running build).
+            with warehouse_lock(settings.lock_file, args.wait):
+                pass
+            fetched = fetch_and_report(settings, None, strict=args.strict)
+            fetch_failed = not fetched.ok
+            if fetch_failed and args.strict:
+                print("not building: a source failed to fetch (--strict)")
+                return 1
+        with warehouse_lock(settings.lock_file, args.wait):
             report(f"build started (as of {as_of.isoformat() if as_of else 'all snapshots'})")
             outcome = execute(settings, as_of, force=args.force)
     except LockBusy as error:

@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import argparse
 import mimetypes
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from pipeline.raw.snapshots import (
+    MAX_SNAPSHOT_BYTES,
     SnapshotDamaged,
     SnapshotError,
     SnapshotStore,
     TimeOutOfRange,
     check_source_id,
     parse_utc,
+    retrieval_problem,
 )
 from pipeline.sources.formats import EXTENSION_CONTENT_TYPES, FORMATS
-from pipeline.sources.registry import RegistryError, Source, is_web_url, load_registry
+from pipeline.sources.registry import RegistryError, Source, load_registry
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
+from pipeline.support.sizes import format_size
+from pipeline.support.text import url_for_message, url_problem
 
 NAME = "snapshot"
 HELP = "add a page captured by hand, list or verify stored snapshots"
@@ -67,18 +75,33 @@ def _source(settings: Settings, source_id: str) -> Source:
     return sources[source_id]
 
 
-def _read_capture(path: Path) -> bytes:
+@contextmanager
+def _open_capture(path: Path) -> Iterator[BinaryIO]:
+    """The captured file, open for streaming into the store, after the checks that need no
+    reading: it exists, is a regular file, is not empty and not over the store's cap."""
     if not path.exists():
         raise CommandError(f"{path}: no such file")
     if not path.is_file():
         raise CommandError(f"{path}: not a regular file")
     try:
-        data = path.read_bytes()
+        reader = path.open("rb")
     except OSError as error:
         raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
-    if not data:
-        raise CommandError(f"{path}: file is empty")
-    return data
+    with reader:
+        size = os.fstat(reader.fileno()).st_size
+        if not size:
+            raise CommandError(f"{path}: file is empty")
+        if size > MAX_SNAPSHOT_BYTES:
+            raise CommandError(
+                f"{path}: {format_size(size)} is larger than {format_size(MAX_SNAPSHOT_BYTES)}, "
+                "the store's cap for one snapshot"
+            )
+        yield reader
+
+
+def _report_cleaned(store: SnapshotStore) -> None:
+    for path in store.cleaned:
+        print(f"removed a temporary file a killed writer left: {path}", file=sys.stderr)
 
 
 def _retrieved_at(text: str | None) -> datetime:
@@ -93,35 +116,46 @@ def _retrieved_at(text: str | None) -> datetime:
         raise CommandError(f"--retrieved-at {text!r} is not an ISO 8601 date or time") from None
     if value > now:
         raise CommandError(f"--retrieved-at {text!r} is in the future")
+    problem = retrieval_problem(value)
+    if problem:
+        raise CommandError(f"--retrieved-at {text!r} {problem}")
     return value
 
 
 def add(args: argparse.Namespace, settings: Settings) -> int:
     source = _source(settings, args.source_id)
     retrieved_at = _retrieved_at(args.retrieved_at)
-    url = args.url or source.url
-    if not is_web_url(url):
-        raise CommandError(f"--url {url!r} is not an http(s) URL")
-    data = _read_capture(args.file)
+    url = source.url if args.url is None else args.url
+    problem = url_problem(url)
+    if problem:
+        raise CommandError(f"--url {url_for_message(url)} {problem}")
     spec = FORMATS[source.format]
     content_type = (
         args.content_type
         or mimetypes.guess_type(args.file.name)[0]
         or EXTENSION_CONTENT_TYPES[spec.extension]
     )
-    try:
-        result = SnapshotStore(settings.raw_dir).add(
-            source.id,
-            data,
-            url=url,
-            retrieved_at=retrieved_at,
-            content_type=content_type,
-            obtained_by="bundled" if args.bundled else "manual",
-            extension=spec.extension,
-            note=args.note,
-        )
-    except (SnapshotError, OSError) as error:
-        raise CommandError(str(error)) from None
+    store = SnapshotStore(settings.raw_dir)
+    with _open_capture(args.file) as reader:
+        try:
+            result = store.add_stream(
+                source.id,
+                reader,
+                url=url,
+                retrieved_at=retrieved_at,
+                content_type=content_type,
+                obtained_by="bundled" if args.bundled else "manual",
+                extension=spec.extension,
+                note=args.note,
+            )
+        except SnapshotError as error:
+            raise CommandError(str(error)) from None
+        except OSError as error:
+            raise CommandError(f"{args.file}: cannot store it: {error}") from None
+        finally:
+            _report_cleaned(store)
+    for problem in result.skipped:
+        print(f"warning: snapshot skipped: {problem}", file=sys.stderr)
     meta = result.meta
     if result.created:
         print(f"stored {meta.snapshot_id} ({meta.size} bytes, sha256 {meta.sha256[:12]})")
@@ -147,6 +181,7 @@ def listing(args: argparse.Namespace, settings: Settings) -> int:
     errors: list[str] = []
     store = SnapshotStore(settings.raw_dir)
     snapshots = store.list(source_id, errors=errors)
+    _report_cleaned(store)
     for meta in snapshots:
         print(f"{meta.retrieved_at}  {meta.obtained_by:<8} {meta.size:>9}  {meta.snapshot_id}")
     if source_id is not None and not snapshots and not errors:

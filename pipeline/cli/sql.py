@@ -3,6 +3,10 @@
 Three locks keep it read-only: the DuckDB file is opened with read_only=True; the query must parse
 (with DuckDB's own parser) as one reading statement; and external access (files, URLs, extension
 downloads) is switched off and the configuration locked before the query runs.
+
+Three limits keep it cheap: a timeout (a timer thread interrupts the connection), DuckDB's memory
+limit, and a row limit on the table format. Rows are fetched in batches and printed as they come,
+so CSV and JSON of any length never sit in memory whole.
 """
 
 from __future__ import annotations
@@ -10,17 +14,20 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
-import io
 import json
 import math
 import os
 import re
 import sys
+import textwrap
+import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 import duckdb
 
@@ -35,7 +42,9 @@ Run one read-only query on the warehouse (<warehouse>/speedbook.duckdb) and prin
 Allowed: SELECT, WITH ... SELECT, FROM ..., VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of a
 query, and the PRAGMAs that list the schema (table_info, show_tables, ...). Anything else
 (DROP, INSERT, UPDATE, CREATE, ATTACH, COPY, INSTALL, LOAD, SET, several statements) is refused,
-and files and URLs cannot be read. Run `speedbook build` first.
+and files and URLs cannot be read. A query stops after --timeout seconds (default 60) and may
+use --memory-limit of memory (default 1GB); the table format prints the first --max-rows rows
+(default 1,000) and says how many there are. Run `speedbook build` first.
 
 The views for analysts are in schema mart (sql/DATA_DICTIONARY.md describes every column)."""
 EPILOG = """examples:
@@ -46,6 +55,13 @@ EPILOG = """examples:
 
 FORMATS = ("table", "csv", "json")
 CELL_WIDTH = 60  # table format only; csv and json print values whole
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MEMORY_LIMIT = "1GB"
+DEFAULT_MAX_ROWS = 1000  # table format only; csv and json print every row
+FETCH_BATCH = 10_000  # rows converted to Python at a time
+Batch = list[tuple[Any, ...]]
+Batches = Iterable[Batch]
+_MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B)\s*$", re.IGNORECASE)
 READING = {duckdb.StatementType.SELECT}
 # PRAGMAs that only describe the schema or the database
 PRAGMAS = frozenset(
@@ -75,8 +91,65 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=FORMATS,
         default="table",
         help="table (default; long values cut at 60 characters, floats rounded to 4 "
-        "decimals), csv or json (values whole)",
+        "decimals, at most --max-rows rows), csv or json (every row, values whole)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float, "--timeout"),
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"stop the query after this long (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=memory_limit,
+        default=DEFAULT_MEMORY_LIMIT,
+        metavar="SIZE",
+        help=f"DuckDB's memory limit for the query, e.g. 500MB or 2GB "
+        f"(default {DEFAULT_MEMORY_LIMIT})",
+    )
+    parser.add_argument(
+        "--max-rows",
+        type=_positive(int, "--max-rows"),
+        default=DEFAULT_MAX_ROWS,
+        metavar="N",
+        help=f"rows the table format prints (default {DEFAULT_MAX_ROWS:,}); csv and json "
+        "print every row",
+    )
+
+
+def _positive(kind: type[float] | type[int], option: str) -> Any:
+    """An argparse type: a finite number above zero (float() alone takes nan, inf, -3)."""
+
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} {text!r} is not a number") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{option} {text!r} must be above zero")
+        return value
+
+    return parse
+
+
+def memory_limit(text: str) -> str:
+    """A --memory-limit value: a positive number and a unit (KB, MB, GB, TB or KiB...TiB),
+    checked here because it goes into a SET statement."""
+    match = _MEMORY.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(
+            f"--memory-limit {text!r} is not a size such as 500MB or 2GB"
+        )
+    return f"{match.group(1)}{match.group(2).upper().replace('I', 'i')}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one query may take."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    memory_limit: str = DEFAULT_MEMORY_LIMIT
 
 
 class RefusedQuery(ValueError):
@@ -87,6 +160,25 @@ def _one_line(error: Exception) -> str:
     """DuckDB's message without the caret diagram: the lines before the first blank one."""
     lines = str(error).strip().split("\n\n", 1)[0].splitlines()
     return " ".join(line.strip() for line in lines if line.strip())
+
+
+def statement_name(text: str, kind: duckdb.StatementType | None) -> str:
+    """The statement as its text names it (`INSTALL`, `ANALYZE`, `FORCE CHECKPOINT`): DuckDB files
+    several under one type (INSTALL is a LOAD, ANALYZE a VACUUM, CHECKPOINT a CALL). After a
+    WITH clause the type names it (`WITH ... DELETE` is a DELETE)."""
+    words: list[str] = []
+    for offset, token in duckdb.tokenize(text):
+        if token == duckdb.token_type.comment:
+            continue
+        word = re.match(r"[A-Za-z_]+", text[offset:])
+        if token != duckdb.token_type.keyword or not word:
+            break
+        words.append(word.group().upper())
+        if words[0] != "FORCE" or len(words) == 2:
+            break
+    if not words or words[0] == "WITH":
+        return kind.name if kind is not None else "this"
+    return " ".join(words)
 
 
 def check_query(text: str) -> duckdb.StatementType:
@@ -100,9 +192,13 @@ def check_query(text: str) -> duckdb.StatementType:
     if len(statements) > 1:
         raise RefusedQuery(f"one statement at a time, got {len(statements)}")
     statement = statements[0]
-    kind = statement.type
+    try:
+        kind: duckdb.StatementType | None = statement.type
+    except ValueError:  # a type this Python client has no name for (UPDATE EXTENSIONS)
+        kind = None
     if kind in READING:
         return kind
+    name = statement_name(statement.query, kind)
     if kind == duckdb.StatementType.EXPLAIN:
         match = _EXPLAIN.match(statement.query)
         if match and match.group(1):
@@ -110,20 +206,21 @@ def check_query(text: str) -> duckdb.StatementType:
         if match and check_query(match.group(2)) in READING:
             return kind
         raise RefusedQuery("EXPLAIN only of a reading query")
-    if kind == duckdb.StatementType.PRAGMA:
+    if name == "PRAGMA":  # a PRAGMA that sets something is a SET
         match = _PRAGMA.match(statement.query)
-        if match and match.group(1).lower() in PRAGMAS:
+        if kind == duckdb.StatementType.PRAGMA and match and match.group(1).lower() in PRAGMAS:
             return kind
         allowed = ", ".join(sorted(PRAGMAS))
         raise RefusedQuery(f"only the PRAGMAs that describe the schema are allowed ({allowed})")
     raise RefusedQuery(
-        f"{kind.name} statements are refused: the warehouse is read-only here "
+        f"{name} statements are refused: the warehouse is read-only here "
         "(SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA table_info)"
     )
 
 
-def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse for reading only, with no access to files, URLs or extensions."""
+def open_read_only(database: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse for reading only, with no access to files, URLs or extensions, and the
+    memory limit set before the configuration is locked."""
     if not database.is_file():
         raise CommandError(f"no warehouse at {database}: run `speedbook build` first")
     try:
@@ -145,31 +242,61 @@ def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as error:
         raise CommandError(f"cannot open {database}: {_one_line(error)}") from None
     con.execute("SET TimeZone = 'UTC'")
+    con.execute(f"SET memory_limit = '{memory_limit(limits.memory_limit)}'")
+    con.execute("SET enable_progress_bar = false")  # stderr keeps to one line of error
     con.execute("SET lock_configuration = true")
     return con
 
 
-class QueryResult(NamedTuple):
+class Query(NamedTuple):
     columns: list[str]
-    rows: list[tuple[Any, ...]]
     kind: duckdb.StatementType  # as check_query found it: an EXPLAIN prints as a drawing
+    batches: Iterator[Batch]  # the rows, FETCH_BATCH at a time
 
 
-def run_query(database: Path, text: str) -> QueryResult:
-    """Check and run one read-only query; return column names, rows and the statement type."""
+def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[Batch]:
+    while batch := cursor.fetchmany(FETCH_BATCH):
+        yield batch
+
+
+@contextmanager
+def open_query(database: Path, text: str, limits: Limits) -> Iterator[Query]:
+    """Check and start one read-only query; its rows are fetched while the block runs, all of it
+    under the timeout. A refusal, a timeout, a memory overrun or any DuckDB error becomes one
+    CommandError line."""
     try:
         kind = check_query(text)
     except RefusedQuery as error:
         raise CommandError(f"refused: {error}") from None
-    con = open_read_only(database)
+    con = open_read_only(database, limits)
+    expired = threading.Event()
+
+    def stop() -> None:
+        expired.set()
+        with suppress(duckdb.Error):
+            con.interrupt()
+
+    timer = threading.Timer(limits.timeout_s, stop)
+    timer.daemon = True
+    timer.start()
     try:
         cursor = con.execute(text)
-        if cursor.description is None:
-            return QueryResult([], [], kind)
-        return QueryResult([d[0] for d in cursor.description], cursor.fetchall(), kind)
+        columns = [d[0] for d in cursor.description] if cursor.description else []
+        yield Query(columns, kind, _batches(cursor) if columns else iter(()))
     except duckdb.Error as error:
+        if expired.is_set():
+            raise CommandError(
+                f"the query ran longer than {limits.timeout_s:g} s and was stopped "
+                "(raise the limit with --timeout SECONDS)"
+            ) from None
+        if isinstance(error, duckdb.OutOfMemoryException):
+            raise CommandError(
+                f"{_one_line(error)} (the limit is --memory-limit {limits.memory_limit})"
+            ) from None
         raise CommandError(_one_line(error)) from None
     finally:
+        timer.cancel()
+        timer.join()  # an interrupt in flight lands before the connection closes
         con.close()
 
 
@@ -214,33 +341,68 @@ def _table_cell(value: Any) -> object:
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"
 
 
-def format_result(
-    columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, *, explain: bool = False
-) -> str:
-    if fmt == "json":
-        records = [
-            {name: _plain(value) for name, value in zip(columns, row, strict=True)} for row in rows
-        ]
-        return json.dumps(records, ensure_ascii=False, indent=2)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([_text(v) for v in row] for row in rows)
-        return buffer.getvalue().rstrip("\n")
+def write_json(columns: Sequence[str], batches: Batches, out: TextIO) -> None:
+    """Every row as a JSON array of objects, the same text json.dumps(..., indent=2) gives for
+    the whole list, written one record at a time."""
+    first = True
+    for batch in batches:
+        for row in batch:
+            record = {name: _plain(value) for name, value in zip(columns, row, strict=True)}
+            text = json.dumps(record, ensure_ascii=False, indent=2)
+            out.write(("[\n" if first else ",\n") + textwrap.indent(text, "  "))
+            first = False
+    out.write("[]\n" if first else "\n]\n")
+
+
+def write_csv(columns: Sequence[str], batches: Batches, out: TextIO) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for batch in batches:
+        writer.writerows([_text(v) for v in row] for row in batch)
+
+
+def write_table(
+    columns: Sequence[str],
+    batches: Batches,
+    out: TextIO,
+    *,
+    max_rows: int,
+    explain: bool = False,
+) -> None:
+    """The first `max_rows` rows as a table, then how many rows there were; the rest are
+    fetched only to be counted."""
+    shown: list[tuple[Any, ...]] = []
+    total = 0
+    for batch in batches:
+        total += len(batch)
+        if len(shown) < max_rows:
+            shown += batch[: max_rows - len(shown)]
     if explain:  # the plan is a drawing: print it as it is
-        return "\n".join(str(row[-1]) for row in rows)
-    table = render_table(columns, [[_table_cell(v) for v in row] for row in rows])
-    return f"{table}\n({len(rows)} row{'' if len(rows) == 1 else 's'})"
+        out.write("\n".join(str(row[-1]) for row in shown) + "\n")
+        return
+    out.write(render_table(columns, [[_table_cell(v) for v in row] for row in shown]) + "\n")
+    if total > len(shown):
+        out.write(f"(showing {len(shown):,} of {total:,} rows; use --format csv for all)\n")
+    else:
+        out.write(f"({total:,} row{'' if total == 1 else 's'})\n")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     text = sys.stdin.read() if args.query == "-" else args.query
-    result = run_query(settings.database, text)
-    explain = result.kind == duckdb.StatementType.EXPLAIN
-    try:
-        print(format_result(result.columns, result.rows, args.format, explain=explain))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `speedbook sql ... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    limits = Limits(timeout_s=args.timeout, memory_limit=args.memory_limit)
+    out = sys.stdout
+    with open_query(settings.database, text, limits) as query:
+        try:
+            if args.format == "json":
+                write_json(query.columns, query.batches, out)
+            elif args.format == "csv":
+                write_csv(query.columns, query.batches, out)
+            else:
+                explain = query.kind == duckdb.StatementType.EXPLAIN
+                write_table(
+                    query.columns, query.batches, out, max_rows=args.max_rows, explain=explain
+                )
+            out.flush()
+        except BrokenPipeError:  # `speedbook sql ... | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
     return 0

@@ -4,22 +4,27 @@ Every fetch of a source appends exactly one line, whatever happened, so "when di
 and what went wrong" survives the process. Appends use O_APPEND with one write per line and an
 fsync, so concurrent writers never interleave inside a line and a crash loses at most the line
 being written; readers skip a torn line. The snapshot store only reads ``*.meta.json``, so the
-log never looks like a snapshot.
+log never looks like a snapshot. Like every store file, a log is opened without following a link
+or blocking on a FIFO, and only a regular file is read or appended to; a reader reads at most its
+last MAX_LOG_BYTES (the newest outcomes, tens of thousands of lines).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.raw.snapshots import check_source_id, format_utc, parse_utc
+from pipeline.raw.snapshots import check_source_id, format_utc, parse_utc, read_store_file
 from pipeline.sources.registry import SLUG
 
 OUTCOMES = ("new", "unchanged", "not_modified", "failed")
 LOG_NAME = "_outcomes.jsonl"
+MAX_LOG_BYTES = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -76,10 +81,19 @@ def append_record(raw_dir: Path, record: OutcomeRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     created = not path.exists()
     line = record.to_line()
-    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        size = os.fstat(handle).st_size
-        if size and _last_byte(path, size) != b"\n":
+        handle = os.open(path, flags, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, f"{path}: a symbolic link, not followed") from None
+        raise
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"{path}: not a regular file")
+        size = info.st_size
+        if size and os.pread(handle, 1, size - 1) != b"\n":
             line = b"\n" + line
         written = os.write(handle, line)
         if written != len(line):
@@ -93,12 +107,6 @@ def append_record(raw_dir: Path, record: OutcomeRecord) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
-
-
-def _last_byte(path: Path, size: int) -> bytes:
-    with path.open("rb") as reader:
-        reader.seek(size - 1)
-        return reader.read(1)
 
 
 def record_outcome(
@@ -132,14 +140,18 @@ def record_outcome(
 
 
 def read_outcomes(raw_dir: Path, source_id: str) -> list[OutcomeRecord]:
-    """A source's log, oldest first. Torn or unreadable lines (a crash mid-append, a hand edit)
-    are skipped: the log is a history, and one bad line must not hide the rest."""
+    """A source's log, oldest first (at most its last MAX_LOG_BYTES). Torn or unreadable lines (a
+    crash mid-append, a hand edit) are skipped: the log is a history, and one bad line must not
+    hide the rest. A log that is not a regular file (a FIFO, a link) reads as empty."""
     try:
-        data = log_path(raw_dir, source_id).read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
+        data = read_store_file(log_path(raw_dir, source_id), MAX_LOG_BYTES, tail=True)
+    except OSError:
         return []
+    lines = data.split(b"\n")
+    if len(data) == MAX_LOG_BYTES:
+        lines = lines[1:]  # the first line may be cut: only whole lines are read
     records: list[OutcomeRecord] = []
-    for line in data.split(b"\n"):
+    for line in lines:
         if not line.strip():
             continue
         try:

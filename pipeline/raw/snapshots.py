@@ -8,26 +8,50 @@ The data file is written before its metadata and both are renamed into place, so
 sees a snapshot whose bytes are incomplete. Both are readable by everyone the umask allows (0644
 under the usual 022). A metadata record is checked field by field when read; a bad one is an
 error naming its file, and a listing that collects errors skips just that snapshot.
+
+Bytes are streamed into a temporary file (`.tmp-*`, hashed while copied, at most
+MAX_SNAPSHOT_BYTES). A writer holds a shared flock on the folder while its temporary file exists;
+an exclusive flock taken without waiting therefore proves that no writer is live there, and
+under it an add or a listing deletes the temporary files killed writers left (the kernel drops a
+dead writer's lock), as the publisher does with its folders.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import functools
 import hashlib
+import io
 import json
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from pipeline.schema.vocabulary import OBTAINED_BY
-from pipeline.sources.registry import SLUG, is_web_url
+from pipeline.sources.registry import SLUG
+from pipeline.support.faults import pause_point
+from pipeline.support.sizes import format_size
+from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
+TMP_PREFIX = ".tmp-"  # a file being written; hidden, so no listing takes it for a snapshot
+COPY_CHUNK = 1 << 20
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# What is read of one store file: a record is a few hundred bytes; a snapshot's bytes are capped
+# where they come in (25 MB from the web, MAX_SNAPSHOT_BYTES by hand).
+MAX_RECORD_BYTES = 64_000
+MAX_SNAPSHOT_BYTES = 256_000_000
+MAX_INDEX_BYTES = 256_000_000  # the listing cache: a few hundred bytes per record
+# No snapshot is older than the web; an earlier retrieval time is a typo (0001-01-01, 0026-...).
+EARLIEST_RETRIEVAL = datetime(1990, 1, 1, tzinfo=UTC)
 
 
 class SnapshotError(ValueError):
@@ -75,6 +99,7 @@ class SnapshotMeta:
 class AddResult:
     meta: SnapshotMeta
     created: bool
+    skipped: tuple[str, ...] = ()  # the source's unreadable records, left out of the comparison
 
 
 class TimeOutOfRange(ValueError):
@@ -100,7 +125,66 @@ def snapshot_file_name(retrieved_at: datetime, digest: str, extension: str) -> s
 
 
 def format_utc(value: datetime) -> str:
-    return value.astimezone(UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """``YYYY-MM-DDTHH:MM:SSZ``, the year always four digits (strftime's %Y drops the zeros of
+    year 1 on Linux, and such a time cannot be parsed back)."""
+    return value.astimezone(UTC).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+
+
+def retrieval_problem(retrieved_at: datetime) -> str | None:
+    """Why no snapshot can have been retrieved at this time, or None."""
+    if retrieved_at < EARLIEST_RETRIEVAL:
+        return (
+            f"is before {format_utc(EARLIEST_RETRIEVAL)[:10]}: no page was captured that early "
+            "(a typo?)"
+        )
+    return None
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a plain file")
+
+
+def read_store_file(path: Path, max_bytes: int, *, tail: bool = False) -> bytes:
+    """The bytes of one file of the store, read safely whatever sits under its name.
+
+    The last component is never followed (O_NOFOLLOW: a link to /dev/zero is refused, not
+    read) and the open never blocks (O_NONBLOCK: a FIFO is refused, not waited on); anything but a
+    regular file is refused, and at most `max_bytes` are read: a larger file is refused, or with
+    `tail` its last `max_bytes` are returned. Raises OSError (FileNotFoundError when absent)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symbolic link, not followed") from None
+        raise
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            if not tail:
+                raise OSError(errno.EFBIG, f"larger than {format_size(max_bytes)}")
+            os.lseek(handle, info.st_size - max_bytes, os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = max_bytes + 1  # one byte more than allowed proves a file that grew meanwhile
+        while left > 0 and (chunk := os.read(handle, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0 and not tail:
+            raise OSError(errno.EFBIG, f"larger than {format_size(max_bytes)}")
+        data = b"".join(chunks)
+        return data[-max_bytes:] if tail else data
+    finally:
+        os.close(handle)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -122,19 +206,97 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+@contextmanager
+def _writing(directory: Path) -> Iterator[None]:
+    """Hold a shared flock on `directory` while a temporary file of ours exists in it."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        os.fchmod(handle, _file_mode())
-        with os.fdopen(handle, "wb") as tmp:
-            tmp.write(data)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def clean_leftovers(directory: Path) -> list[Path]:
+    """Delete the temporary files killed writers left in `directory`, if no writer is live there
+    (an exclusive flock, not waited for: a live writer holds it shared). Returns what was
+    deleted; a store that cannot be written is left as it is."""
+    try:
+        names = [entry.name for entry in os.scandir(directory) if entry.name.startswith(TMP_PREFIX)]
+    except OSError:
+        return []
+    if not names:
+        return []
+    removed: list[Path] = []
+    try:
+        handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for name in names:
+            path = directory / name
+            with suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path)
+    except OSError:  # BlockingIOError: a writer is live; PermissionError: a read-only store
+        pass
+    finally:
+        os.close(handle)
+    return removed
+
+
+@contextmanager
+def _temporary(directory: Path, suffix: str) -> Iterator[tuple[BinaryIO, Path]]:
+    """A new temporary file in `directory`, readable as the umask allows, deleted on the way out
+    unless the caller renamed it; the folder's writer lock is held meanwhile."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with _writing(directory):
+        handle, name = tempfile.mkstemp(dir=directory, prefix=TMP_PREFIX, suffix=suffix)
+        path = Path(name)
+        try:
+            os.fchmod(handle, _file_mode())
+            with os.fdopen(handle, "wb") as out:
+                yield out, path
+        finally:
+            path.unlink(missing_ok=True)
+
+
+def _durable_rename(out: BinaryIO, tmp: Path, path: Path) -> None:
+    out.flush()
+    os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    with _temporary(path.parent, path.suffix) as (out, tmp):
+        out.write(data)
+        _durable_rename(out, tmp, path)
+
+
+class _Copied:
+    """What a stream copied into a temporary file held: its sha256 and size."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+
+def _copy(reader: BinaryIO, out: BinaryIO, source_id: str) -> _Copied:
+    """Copy `reader` into `out`, hashing as it goes, refusing more than MAX_SNAPSHOT_BYTES."""
+    copied = _Copied()
+    while chunk := reader.read(COPY_CHUNK):
+        copied.size += len(chunk)
+        if copied.size > MAX_SNAPSHOT_BYTES:
+            raise SnapshotError(
+                f"{source_id}: the bytes are larger than {format_size(MAX_SNAPSHOT_BYTES)}, "
+                "the store's cap for one snapshot"
+            )
+        copied.digest.update(chunk)
+        out.write(chunk)
+        if copied.size == len(chunk):
+            pause_point("snapshot-copy")  # crash tests kill a writer here, mid-copy
+    return copied
 
 
 def check_source_id(source_id: str) -> str:
@@ -166,12 +328,17 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
             raise ValueError(f"{name} must be a string, got {getattr(meta, name)!r}")
     if meta.source_id != folder:
         raise ValueError(f"source_id {meta.source_id!r} does not match its folder {folder!r}")
-    if not is_web_url(meta.url):
-        raise ValueError(f"url {meta.url!r} is not an http(s) URL")
+    problem = url_problem(meta.url)
+    if problem:
+        raise ValueError(f"url {url_for_message(meta.url)} {problem}")
     try:
-        retrieved_at = format_utc(parse_utc(meta.retrieved_at))
+        retrieved = parse_utc(meta.retrieved_at)
     except ValueError:
         raise ValueError(f"retrieved_at {meta.retrieved_at!r} is not an ISO 8601 time") from None
+    problem = retrieval_problem(retrieved)
+    if problem:
+        raise ValueError(f"retrieved_at {meta.retrieved_at!r} {problem}")
+    retrieved_at = format_utc(retrieved)
     if not SHA256.fullmatch(meta.sha256):
         raise ValueError(f"sha256 {meta.sha256!r} is not 64 lower-case hex digits")
     if isinstance(meta.size, bool) or not isinstance(meta.size, int) or meta.size < 0:
@@ -191,6 +358,7 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
 class SnapshotStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.cleaned: list[Path] = []  # temporary files of killed writers this store deleted
 
     def source_dir(self, source_id: str) -> Path:
         return self.root / check_source_id(source_id)
@@ -208,44 +376,95 @@ class SnapshotStore:
         note: str = "",
         http: dict[str, str] | None = None,
     ) -> AddResult:
-        if obtained_by not in OBTAINED_BY:
-            raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
-        if not data:
-            raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
-        digest = sha256_hex(data)
-        snapshots = self.list(source_id)
-        same = [m for m in snapshots if m.sha256 == digest]
-        newest = snapshots[-1] if snapshots else None
-        if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
-            return AddResult(same[-1], created=False)
-        name = snapshot_file_name(retrieved_at, digest, extension)
-        # bytes seen before (the page came back to them): a new record, no second copy
-        reused = same[-1] if same else None
-        if reused is not None:
-            note = (note + " " if note else "") + f"(same bytes as {reused.file})"
-        meta = SnapshotMeta(
-            source_id=source_id,
+        """Store `data` (bytes already in memory, such as a fetched body); see add_stream."""
+        return self.add_stream(
+            source_id,
+            io.BytesIO(data),
             url=url,
-            retrieved_at=format_utc(retrieved_at),
-            sha256=digest,
-            size=len(data),
+            retrieved_at=retrieved_at,
             content_type=content_type,
             obtained_by=obtained_by,
-            file=name,
+            extension=extension,
             note=note,
-            http=dict(sorted((http or {}).items())),
-            bytes_file=reused.data_file if reused else "",
+            http=http,
         )
+
+    def add_stream(
+        self,
+        source_id: str,
+        reader: BinaryIO,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+    ) -> AddResult:
+        """Store what `reader` yields as a new snapshot, unless the source already has these
+        bytes as its newest (or at a later time). The bytes are copied into a temporary file and
+        hashed as they come, never held in memory whole; more than MAX_SNAPSHOT_BYTES is refused.
+        Temporary files of killed writers in the source's folder are deleted first."""
+        if obtained_by not in OBTAINED_BY:
+            raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
+        # the rules every record is read with: never store what no reader accepts
+        problem = url_problem(url)
+        if problem:
+            raise SnapshotError(f"{source_id}: url {url_for_message(url)} {problem}")
+        problem = retrieval_problem(retrieved_at)
+        if problem:
+            raise SnapshotError(f"{source_id}: retrieved_at {format_utc(retrieved_at)} {problem}")
         directory = self.source_dir(source_id)
-        if reused is None:
-            _atomic_write(directory / name, data)  # the bytes before the record that names them
+        if directory.is_dir():
+            self.cleaned += clean_leftovers(directory)
+        with _temporary(directory, "." + extension.lstrip(".")) as (out, tmp):
+            copied = _copy(reader, out, source_id)
+            if not copied.size:
+                raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+            digest = copied.digest.hexdigest()
+            # an unreadable old record skips only its snapshot, here as in every listing
+            skipped: list[str] = []
+            snapshots = self.list(source_id, errors=skipped)
+            same = [m for m in snapshots if m.sha256 == digest]
+            newest = snapshots[-1] if snapshots else None
+            if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
+                return AddResult(same[-1], created=False, skipped=tuple(skipped))
+            name = snapshot_file_name(retrieved_at, digest, extension)
+            if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
+                raise SnapshotError(
+                    f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away "
+                    "to store these bytes at this time"
+                )
+            # bytes seen before (the page came back to them): a new record, no second copy
+            reused = same[-1] if same else None
+            if reused is not None:
+                note = (note + " " if note else "") + f"(same bytes as {reused.file})"
+            meta = SnapshotMeta(
+                source_id=source_id,
+                url=url,
+                retrieved_at=format_utc(retrieved_at),
+                sha256=digest,
+                size=copied.size,
+                content_type=content_type,
+                obtained_by=obtained_by,
+                file=name,
+                note=note,
+                http=dict(sorted((http or {}).items())),
+                bytes_file=reused.data_file if reused else "",
+            )
+            if reused is None:  # the bytes before the record that names them
+                _durable_rename(out, tmp, directory / name)
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
-        return AddResult(meta, created=True)
+        return AddResult(meta, created=True, skipped=tuple(skipped))
 
     def _read_meta(self, path: Path) -> SnapshotMeta:
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
+            record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
+        except OSError as error:
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotError(f"{path}: unreadable snapshot metadata: {reason}") from None
+        except ValueError as error:
             raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
         try:
             meta = _check_record(record, path.parent.name)
@@ -270,6 +489,8 @@ class SnapshotStore:
                 if self.root.exists()
                 else ()
             )
+            if self.root.is_dir():  # the listing cache is written through a temporary file too
+                self.cleaned += clean_leftovers(self.root)
         else:
             directories = (self.source_dir(source_id),)
         index = _MetaIndex.load(self.root)
@@ -277,10 +498,11 @@ class SnapshotStore:
         for directory in directories:
             if not directory.is_dir():
                 continue
+            entries = [entry.name for entry in os.scandir(directory)]
+            if any(name.startswith(TMP_PREFIX) for name in entries):
+                self.cleaned += clean_leftovers(directory)
             names = sorted(
-                entry.name
-                for entry in os.scandir(directory)
-                if entry.name.endswith(META_SUFFIX) and not entry.name.startswith(".")
+                name for name in entries if name.endswith(META_SUFFIX) and not name.startswith(".")
             )
             for name in names:
                 try:
@@ -310,9 +532,10 @@ class SnapshotStore:
         """The snapshot's bytes, verified against the recorded sha256."""
         path = self.path_of(meta)
         try:
-            data = path.read_bytes()
+            data = read_store_file(path, MAX_SNAPSHOT_BYTES)
         except OSError as error:
-            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {error}") from None
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {reason}") from None
         if sha256_hex(data) != meta.sha256:
             raise SnapshotDamaged(
                 f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
@@ -329,7 +552,9 @@ class _MetaIndex:
     of reading every record again. The cache is only ever an optimisation: deleting it is safe,
     and a failed write is ignored."""
 
-    VERSION = 2  # 2: records are validated before they are cached; older caches are dropped
+    # 2: records are validated before they are cached; 3: the URL rule of support.text.url_problem
+    # (no credentials, no whitespace or markup). Caches of an older version are dropped.
+    VERSION = 3
     NAME = ".snapshot-index.json"
 
     def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:
@@ -340,8 +565,12 @@ class _MetaIndex:
     @classmethod
     def load(cls, root: Path) -> _MetaIndex:
         try:
-            record = json.loads((root / cls.NAME).read_text(encoding="utf-8"))
-            if record.get("version") == cls.VERSION and isinstance(record.get("entries"), dict):
+            record = json.loads(read_store_file(root / cls.NAME, MAX_INDEX_BYTES))
+            if (
+                isinstance(record, dict)
+                and record.get("version") == cls.VERSION
+                and isinstance(record.get("entries"), dict)
+            ):
                 return cls(root, record["entries"])
         except (OSError, ValueError):
             pass

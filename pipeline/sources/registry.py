@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pipeline.schema.vocabulary import SOURCE_KINDS, TIERS
 from pipeline.sources.formats import FORMATS
+from pipeline.support.text import url_for_message, url_problem
 
 CADENCES: dict[str, timedelta] = {
     "daily": timedelta(days=1),
@@ -50,15 +51,6 @@ class Source:
         return CADENCES[self.cadence]
 
 
-def is_web_url(url: str) -> bool:
-    """True for an absolute http(s) URL with a host; everything else is refused."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
 def _check_entry(index: int, entry: object) -> Source:
     if not isinstance(entry, dict):
         raise RegistryError(f"source #{index}: expected a table, got {type(entry).__name__}")
@@ -85,8 +77,9 @@ def _check_entry(index: int, entry: object) -> Source:
             raise RegistryError(
                 f"{label}: unknown {field} {entry[field]!r} (expected one of {', '.join(allowed)})"
             )
-    if not is_web_url(entry["url"]):
-        raise RegistryError(f"{label}: url {entry['url']!r} is not an http(s) URL")
+    problem = url_problem(entry["url"])
+    if problem:
+        raise RegistryError(f"{label}: url {url_for_message(entry['url'])} {problem}")
     return Source(**entry)
 
 

@@ -25,6 +25,8 @@ __all__ = [
     "page_text",
     "safe_url",
     "strip_invisible",
+    "url_for_message",
+    "url_problem",
 ]
 
 ELLIPSIS = "…"
@@ -250,25 +252,53 @@ def clean_text(value: str, max_length: int = 500) -> str:
         window *= _WINDOW_GROWTH
 
 
-def safe_url(value: str | None) -> str | None:
-    """The URL, stripped, if it is absolute http or https with a host and holds no whitespace,
-    control or markup characters (and is at most 2,048 characters); otherwise None."""
+def url_problem(value: object) -> str | None:
+    """Why `value` is not a URL Speedbook stores or publishes, or None when it is: the one rule
+    for the registry, `snapshot add`, metadata records, redirects and the exports.
+
+    A URL must be absolute http or https with a host and a valid port, at most 2,048 characters,
+    with no whitespace, control, invisible or markup characters, and no user name or password
+    (it would be published as it is). The reason never repeats the URL, so never a password."""
+    if not isinstance(value, str):
+        return f"is not text ({type(value).__name__})"
+    if len(value) > MAX_URL_LENGTH:
+        return f"is longer than {MAX_URL_LENGTH:,} characters"
+    for char in value:
+        if char.isspace():
+            return "contains whitespace"
+        if char in _URL_FORBIDDEN:
+            return f"contains {char!r}, which a URL may not hold unescaped"
+        if unicodedata.category(char)[0] in "CZ":
+            return f"contains the invisible or control character U+{ord(char):04X}"
+    try:
+        parts = urlsplit(value)
+        _ = parts.port  # raises ValueError on a malformed port
+    except ValueError:
+        return "is not a valid URL (a bad port or host)"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "is not an http(s) URL"
+    if parts.username is not None or parts.password is not None:
+        return "holds a user name or password: put no credential in a URL"
+    return None
+
+
+def url_for_message(value: str, max_length: int = 100) -> str:
+    """A URL quoted for an error message: any user name and password masked, shortened."""
+    try:
+        parts = urlsplit(value)
+        if "@" in parts.netloc:
+            value = parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+    except ValueError:
+        value = re.sub(r"//[^/@]*@", "//***@", value)
+    return repr(shorten(value, max_length))
+
+
+def safe_url(value: object) -> str | None:
+    """The URL, stripped, if url_problem finds nothing wrong with it; otherwise None."""
     if not isinstance(value, str):
         return None
     url = value.strip()
-    if not url or len(url) > MAX_URL_LENGTH:
-        return None
-    for char in url:
-        if char in _URL_FORBIDDEN or char.isspace() or unicodedata.category(char)[0] in "CZ":
-            return None
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # raises ValueError on a malformed port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    return url
+    return url if url and url_problem(url) is None else None
 
 
 def _charset(content_type: str | None) -> str:

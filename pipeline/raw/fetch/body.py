@@ -10,7 +10,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import AsyncIterator
 
-from pipeline.raw.fetch.policy import format_size, shown
+from pipeline.raw.fetch.policy import shown
+from pipeline.support.sizes import format_size
 
 
 class BodyError(Exception):

@@ -27,7 +27,6 @@ from pipeline.raw.fetch.policy import (
     REDIRECT_STATUSES,
     RETRY_STATUSES,
     FetchOptions,
-    format_size,
     media_type,
     parse_retry_after,
     redirect_refusal,
@@ -40,6 +39,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
+from pipeline.support.sizes import format_size
 
 STRICT_SKIP = "skipped (--strict)"
 KEPT_HEADERS = ("etag", "last-modified")  # validators for the next conditional request
@@ -230,12 +230,17 @@ class _Run:
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
         # off the event loop, like store.add: it reads metadata and may rewrite the index
         existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
+        for problem in problems:
+            report(f"fetch {source.id}: warning: snapshot skipped: {problem}")
         latest = existing[-1] if existing else None
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]
         headers = {"Accept": ", ".join((*spec.content_types, "*/*;q=0.1")), **conditional}
         attempts = 0
         failure = _Failure("not attempted")
+        # Time spent on this source: its attempts and the waits between them, not the time it
+        # queued for a connection slot behind other sources.
+        budget = self.options.source_timeout
         while True:
             async with self._host_slot(source.host), self.overall:
                 if self.stop.is_set():
@@ -243,26 +248,37 @@ class _Run:
                         return self._record(source, "failed", STRICT_SKIP)
                     return self._failed(source, failure, attempts, " (retries stopped by --strict)")
                 attempts += 1
+                limit = min(self.options.total_timeout, budget)
+                started = time.monotonic()
                 try:
-                    async with asyncio.timeout(self.options.total_timeout):
+                    async with asyncio.timeout(limit):
                         reply = await self._attempt(source, headers, bool(conditional))
                     break
                 except TimeoutError:
-                    failure = _Failure("timeout", retryable=True)
+                    within = f"{self.options.total_timeout:g} s"
+                    failure = _Failure(
+                        f"timeout (no complete response within {within})", retryable=True
+                    )
                 except httpx.TransportError as error:
                     failure = _transport_failure(error)
                 except BodyError as error:
                     failure = _Failure(error.reason, retryable=error.retryable, status=200)
                 except _Failure as error:
                     failure = error
+                finally:
+                    budget -= time.monotonic() - started
             if not failure.retryable or attempts >= self.options.max_attempts:
                 return self._failed(source, failure, attempts)
             wait = retry_wait(attempts, failure.retry_after, self.options)
+            if wait >= budget:
+                used = f" (the source's {self.options.source_timeout:g} s were used up)"
+                return self._failed(source, failure, attempts, used)
             report(
                 f"fetch {source.id}: {failure.reason}; attempt {attempts + 1} of "
                 f"{self.options.max_attempts} in {wait:.1f} s"
             )
             await asyncio.sleep(wait)
+            budget -= wait
         return await self._store(source, reply, latest, attempts)
 
     def _failed(

@@ -12,6 +12,7 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from pipeline import __version__
+from pipeline.support.text import url_problem
 
 # No public project URL exists yet; add "+<url>" here once one does, rather than invent one.
 USER_AGENT = f"Speedbook/{__version__} (LLM inference speed dataset; data pipeline)"
@@ -28,7 +29,10 @@ class FetchOptions:
     per_host: int = 2  # requests in flight per host: be a polite client
     connect_timeout: float = 10.0
     read_timeout: float = 30.0  # longest silence between two reads
-    total_timeout: float = 120.0  # one attempt, redirects included: stops a slow drip
+    # Wall-clock deadlines over whole responses, which a read timeout (per read) cannot give: a
+    # server dripping one byte every few seconds is never silent for 30 s.
+    total_timeout: float = 60.0  # one attempt, from the request to the body's last byte
+    source_timeout: float = 120.0  # all attempts of one source, waits between them included
     max_attempts: int = 4
     backoff_base: float = 1.0  # first retry waits about this long, then doubles
     backoff_max: float = 30.0
@@ -47,6 +51,7 @@ class FetchOptions:
             "connect_timeout": self.connect_timeout,
             "read_timeout": self.read_timeout,
             "total_timeout": self.total_timeout,
+            "source_timeout": self.source_timeout,
         }
         bad = [name for name, value in positive.items() if value <= 0]
         non_negative = {
@@ -107,7 +112,8 @@ def media_type(content_type: str | None) -> str:
 def redirect_refusal(current: str, target: str, host: str) -> str | None:
     """Why a redirect from ``current`` to ``target`` may not be followed, or None if it may.
 
-    Only http(s), only the source's own host (any port), and never from https down to http.
+    Only http(s), only the source's own host (any port), never from https down to http, and only
+    to a URL the store would keep (support.text.url_problem: the final URL is recorded).
     """
     try:
         parts = urlsplit(target)
@@ -115,6 +121,9 @@ def redirect_refusal(current: str, target: str, host: str) -> str | None:
         return "redirect to an invalid URL"
     if parts.scheme not in ("http", "https"):
         return f"redirect to non-http(s) URL scheme {shown(parts.scheme) or '(none)'}"
+    problem = url_problem(target)
+    if problem:
+        return f"redirect to a URL that {problem}"
     target_host = (parts.hostname or "").lower()
     if target_host != host.lower():
         return f"redirect to other host {shown(target_host) or '(none)'}"
@@ -128,12 +137,3 @@ def shown(text: str, limit: int = 80) -> str:
     so a hostile header cannot inject escape sequences or newlines into logs and terminals."""
     clean = "".join(ch if ch.isprintable() else "?" for ch in text)
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
-
-
-def format_size(size: int) -> str:
-    """25_000_000 -> ``25 MB``; decimal units, exact when the size is a round number."""
-    for unit, scale in (("MB", 1_000_000), ("kB", 1_000)):
-        if size >= scale:
-            value = size / scale
-            return f"{value:g} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
