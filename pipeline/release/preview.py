@@ -16,7 +16,8 @@ from typing import Any
 
 from pipeline.release.changelog import POINT_QUALIFIERS, endpoint_id
 from pipeline.release.contracts import EXPORT_FILES
-from pipeline.release.exports import SERVICE_TIER_LABELS, speed_number
+from pipeline.release.formatting import SERVICE_TIER_LABELS
+from pipeline.release.formatting import speed as speed_number
 from pipeline.support.text import safe_url
 
 Doc = Mapping[str, Any]
