@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.release.contract import CATALOG, INFERENCE, PLATFORMS, Release, read_release
-from pipeline.release.contract.common import ModelRef, SourceRef
+from pipeline.release.contract.common import LICENSE_URL, ModelRef, SourceRef
 from pipeline.release.contract.inference import Claim, Figure, Provider
 from pipeline.release.contract.platforms import ListedModels
 from pipeline.release.contracts import EXPORT_FILES
@@ -25,7 +25,6 @@ from pipeline.release.formatting import day, speed, variant_label
 from pipeline.release.templates import render_html_template
 from pipeline.support.text import safe_url
 
-LICENSE_URLS = {"CC-BY-4.0": "https://creativecommons.org/licenses/by/4.0/"}
 TIER_TITLES = {
     "T1": "T1: independent measurement, or a platform documenting itself",
     "T2": "T2: a vendor's claim about its own product, or a compilation citing T1 sources",
@@ -336,7 +335,7 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
         data_day=day(inference.data_date),
         as_of_day=day(inference.as_of),
         license=inference.license,
-        license_url=LICENSE_URLS.get(inference.license),
+        license_url=LICENSE_URL,
         changelog_href=_local_href(changelog_href) if isinstance(changelog_href, str) else None,
         versions=sorted({inference.version, release.platforms.version, release.catalog.version}),
         files=EXPORT_FILES,

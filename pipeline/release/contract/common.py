@@ -25,6 +25,7 @@ from pipeline.schema.vocabulary import (
 
 DATASET = "speedbook"
 LICENSE = "CC-BY-4.0"
+LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 # descriptions shared by the figures of every export
 VALUE = "the figure, or the bound of an at_least or up_to figure; null for a range"
 LOW = "low end of a range; null otherwise"
