@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from pipeline.release.contract import Release, read_release
+from pipeline.release.contract import Release, ReleaseHead, read_head, read_release
 from pipeline.release.contract.common import ModelRef, Snapshot, SourceRef, Variant
-from pipeline.release.contract.inference import Figure, Provider, SourceSummary
+from pipeline.release.contract.inference import Figure, Inference, Provider, SourceSummary
 from pipeline.release.formatting import day, variant_label
 from pipeline.release.templates import markdown_table, render_markdown_template
 
@@ -102,7 +102,14 @@ def parse_release(documents: Documents | Release) -> Release:
 
 
 def release_info(documents: Documents | Release) -> dict[str, Any]:
-    head = parse_release(documents).inference
+    """The release an export set belongs to (of inference.json's envelope)."""
+    if isinstance(documents, Release):
+        head: Inference | ReleaseHead = documents.inference
+    else:
+        try:
+            head = read_head(documents["inference.json"])
+        except (ValidationError, KeyError, TypeError) as error:
+            raise UnreadableRelease(f"inference.json: not a release's export: {error}") from None
     return {
         "version": head.version,
         "data_date": head.data_date,
@@ -227,24 +234,34 @@ def _claims(release: Release) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _source_refs(value: BaseModel) -> Iterator[SourceRef | SourceSummary]:
-    """Every source reference inside a model: each figure's, claim's and platform's."""
-    for name in type(value).model_fields:
-        child = getattr(value, name)
-        for item in child if isinstance(child, list) else [child]:
-            if isinstance(item, (SourceRef, SourceSummary)):
-                yield item
-            elif isinstance(item, BaseModel):
-                yield from _source_refs(item)
+def _source_refs(release: Release) -> Iterator[SourceRef | SourceSummary]:
+    """Every source reference of a release, in file-name order (inference.json, then
+    inference_catalog.json, then model_platforms.json), each file in its own order."""
+    for provider in release.inference.providers:
+        if provider.headline:
+            yield provider.headline.source
+        yield from (c.source for c in provider.context)
+        yield from (f.source for f in provider.live_figures)
+        for claim in provider.claims:
+            yield from claim.sources
+            for figure in (claim.live_median, claim.fastest_live_median):
+                if figure:
+                    yield figure.source
+        yield from provider.sources
+    yield from release.catalog.sources
+    for platform in release.platforms.platforms:
+        if platform.listed_models:
+            yield from platform.listed_models.sources
+        yield from platform.sources
 
 
 def _sources(release: Release) -> dict[str, dict[str, Any]]:
     """Every source a release cites, with its publisher and tier (the first reference found,
     in file-name order)."""
     found: dict[str, dict[str, Any]] = {}
-    for document in (release.inference, release.catalog, release.platforms):
-        for ref in _source_refs(document):
-            found.setdefault(ref.id, {"id": ref.id, "publisher": ref.publisher, "tier": ref.tier})
+    for ref in _source_refs(release):
+        if ref.id not in found:
+            found[ref.id] = {"id": ref.id, "publisher": ref.publisher, "tier": ref.tier}
     return found
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pipeline.normalise.numbers import Figure as ParsedFigure
 from pipeline.normalise.numbers import parse_count_statement
-from pipeline.release.contract import DATASET, LICENSE, SCHEMA_VERSION
+from pipeline.release.contract import DATASET, LICENSE, SCHEMA_VERSION, bulk_objects
 from pipeline.release.contract.catalog import (
     CatalogModel,
     CatalogPlatform,
@@ -486,4 +486,5 @@ BUILDERS: dict[str, Builder] = {
 
 def build_exports(inputs: ExportInputs, info: ReleaseInfo) -> dict[str, dict[str, Any]]:
     """The three exports as JSON documents, keyed by file name."""
-    return {name: sanitise(build(inputs, info)) for name, build in BUILDERS.items()}
+    with bulk_objects():
+        return {name: sanitise(build(inputs, info)) for name, build in BUILDERS.items()}
