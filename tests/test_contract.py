@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,13 @@ import jsonschema_rs
 import pytest
 from pydantic import ValidationError
 
+from pipeline.release.changelog import compare, render_markdown, summary_line
 from pipeline.release.contract import MODELS, SCHEMA_VERSION, read_release
 from pipeline.release.contract.legacy import upgrade
 from pipeline.release.contract.schemas import render_schema, schema_file_name
 from pipeline.release.contracts import EXPORT_FILES, problems
+from pipeline.release.datapackage import resource_hash
+from pipeline.release.history import figure_rows
 from pipeline.release.publish import read_release as read_release_folder
 from pipeline.support.settings import SCHEMAS_DIR
 
@@ -216,3 +220,43 @@ def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(
     assert sum(len(p.live_figures) for p, _ in pairs) > 50
     assert old["inference.json"]["schema_version"] == "1.0.0"  # the input is left alone
     assert "endpoint" not in old["inference.json"]["providers"][0]["live_figures"][0]
+
+
+def test_a_1_0_release_compares_with_the_same_content_at_1_1(documents):
+    """The first release after an upgrade compares with the last 1.0 release: same figures, the
+    same endpoints, only the schema version changed."""
+    old = {name: as_1_0(name, document) for name, document in documents.items()}
+    changes = compare(old, documents)
+    assert summary_line(changes) == "schema 1.0.0 -> 1.1.0"
+    assert changes["figures"]["changed"] == changes["figures"]["added"] == []
+    assert "The export schema changed from 1.0.0 to 1.1.0." in render_markdown(changes)
+    assert figure_rows("2026.11.29", old) == figure_rows("2026.11.29", documents)
+
+
+def _rewrite(folder: Path, name: str, document: dict[str, Any]) -> None:
+    """Change an export and record its new bytes in datapackage.json, as a publisher would."""
+    data = json.dumps(document).encode("utf-8")
+    (folder / name).write_bytes(data)
+    package = json.loads((folder / "datapackage.json").read_text(encoding="utf-8"))
+    for resource in package["resources"]:
+        if resource["path"] == name:
+            resource["hash"], resource["bytes"] = resource_hash(data), len(data)
+    (folder / "datapackage.json").write_text(json.dumps(package), encoding="utf-8")
+
+
+def test_a_release_the_contract_cannot_read_is_named_by_diff_and_releases(built, cli, tmp_path):
+    exports = tmp_path / "exports"
+    for version in ("2026.11.29", "2026.11.30"):
+        shutil.copytree(built.exports / "latest", exports / version)
+    document = json.loads((exports / "2026.11.30" / "inference.json").read_text())
+    document["providers"][0]["live_figures"][0]["tier"] = "T9"
+    _rewrite(exports / "2026.11.30", "inference.json", document)
+
+    result = cli("diff", "--exports", str(exports))
+    assert result.status == 2 and len(result.err.strip().splitlines()) == 1, result.err
+    assert "not a release this version reads" in result.err
+    assert "providers.0.live_figures.0.tier" in result.err
+    rows = json.loads(cli("releases", "--json", "--exports", str(exports)).out)
+    assert [row["version"] for row in rows] == ["2026.11.29", "2026.11.30"]
+    assert rows[0]["summary"].startswith("first release")
+    assert "not comparable" in rows[1]["summary"] and "tier" in rows[1]["summary"]

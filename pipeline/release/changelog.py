@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pipeline.release.contract import Release, ReleaseHead, read_head, read_release
+from pipeline.release.contract import MODELS, Release, ReleaseHead, read_head, read_release
 from pipeline.release.contract.common import ModelRef, Snapshot, SourceRef, Variant
 from pipeline.release.contract.inference import Figure, Inference, Provider, SourceSummary
 from pipeline.release.formatting import day, variant_label
@@ -93,10 +93,8 @@ def parse_release(documents: Documents | Release) -> Release:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(root)"
-        version = (documents.get("inference.json") or {}).get("version")
-        raise UnreadableRelease(
-            f"release {version}: {error.title} at {where}: {first['msg']}"
-        ) from None
+        export = next((n for n, m in MODELS.items() if m.__name__ == error.title), error.title)
+        raise UnreadableRelease(f"{export} at {where}: {first['msg']}") from None
     except KeyError as error:
         raise UnreadableRelease(f"an export is missing: {error}") from None
 
