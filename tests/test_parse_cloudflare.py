@@ -24,6 +24,8 @@ from test_parse_support import (
 
 SOURCE = "cloudflare-workers-ai"
 REAL_FILES = sorted((FIXTURES / "cloudflare-workers-ai").glob("*.json"))
+# The four real objects inside the API's envelope, assembled (see the folder's README).
+ASSEMBLED = FIXTURES / "cloudflare-workers-ai-search" / "ai-models-search.envelope-assembled.json"
 FUNCTION_CALLING = [
     "gemma-4-26b-a4b-it",
     "glm-4.7-flash",
@@ -185,7 +187,11 @@ def test_a_negative_price(catalogue: bytes) -> None:
         catalogue,
         lambda d: d["result"][0]["properties"].append({"property_id": "price", "value": price}),
     )
-    refused(bundled(SOURCE), data, "price_input_usd_per_mtok: greater_than_or_equal_to(0)")
+    refused(
+        bundled(SOURCE),
+        data,
+        "property 'price' (per M input tokens) is negative: -0.5 (expected a price of 0 or more)",
+    )
 
 
 IN = "per M input tokens"
@@ -214,13 +220,17 @@ def test_a_malformed_price(catalogue: bytes, price: object, expected: str) -> No
     assert "'@cf/deepseek-ai/deepseek-r1-distill-qwen-32b'" in message
 
 
-def test_prices_of_other_units_and_currencies_are_not_read(catalogue: bytes) -> None:
+def test_prices_of_other_units_and_currencies_are_kept_as_written_not_read(
+    catalogue: bytes,
+) -> None:
     price = [
         {"unit": "per M tokens", "price": 9.0, "currency": "USD"},  # neither input nor output
         {"unit": "per audio minute", "price": 0.5, "currency": "USD"},
         {"unit": IN, "price": 7.0, "currency": "EUR"},
+        {"unit": "per <b>512x512</b> tile", "price": 0.01},  # markup in a unit is removed
+        {"price": 2, "currency": "USD"},  # no unit at all
         {"unit": IN, "price": "0.25", "currency": "USD"},  # a number written as a string
-        {"unit": "per M output tokens", "price": 1, "currency": "USD"},
+        {"unit": "Per  M output tokens", "price": 1, "currency": "USD"},  # case and spacing
     ]
 
     def change(document: dict[str, Any]) -> None:
@@ -229,6 +239,49 @@ def test_prices_of_other_units_and_currencies_are_not_read(catalogue: bytes) -> 
     rows = parse(bundled(SOURCE), modified(catalogue, change))["catalogue_entries"]
     first = rows.iloc[0]
     assert (first.price_input_usd_per_mtok, first.price_output_usd_per_mtok) == (0.25, 1.0)
+    assert pd.isna(first.price_cached_input_usd_per_mtok)
+    assert first.other_prices == (
+        "9.0 USD per M tokens; 0.5 USD per audio minute; 7.0 EUR per M input tokens; "
+        "0.01 USD per 512x512 tile; 2 USD"
+    )
+    assert rows["other_prices"].iloc[1:].isna().all()
+
+
+def test_the_real_shape_with_a_cached_input_price_is_read(tmp_path: Path) -> None:
+    """The real catalogue's 'per M cached input tokens' made the whole build fail, read as a
+    second input price. It is the cached input price."""
+    document = json.loads(ASSEMBLED.read_bytes())
+    gpt = next(m for m in document["result"] if m["name"] == "@cf/openai/gpt-oss-120b")
+    prices = next(p for p in gpt["properties"] if p["property_id"] == "price")["value"]
+    prices.append({"unit": "per M cached input tokens", "price": 0.175, "currency": "USD"})
+    data = json.dumps(document).encode()
+    snapshot = in_fixture_store(tmp_path, SOURCE, data, retrieved_at="2026-11-29T00:00:00Z")
+    rows = parse(snapshot)["catalogue_entries"].set_index("platform_model_id")
+    assert facts(rows.reset_index()) == REAL
+    gpt_row = rows.loc["@cf/openai/gpt-oss-120b"]
+    assert gpt_row.price_cached_input_usd_per_mtok == 0.175
+    assert (gpt_row.price_input_usd_per_mtok, gpt_row.price_output_usd_per_mtok) == (0.35, 0.75)
+    assert rows["other_prices"].isna().all()
+    assert rows["price_cached_input_usd_per_mtok"].notna().sum() == 1
+
+
+def test_the_assembled_search_response_reads_like_the_four_docs_files(tmp_path: Path) -> None:
+    data = ASSEMBLED.read_bytes()
+    for path in REAL_FILES:  # each real object is inside, byte for byte
+        assert path.read_bytes().strip() in data
+    snapshot = in_fixture_store(tmp_path, SOURCE, data, retrieved_at="2026-11-29T00:00:00Z")
+    assert facts(parse(snapshot)["catalogue_entries"]) == REAL
+
+
+def test_two_cached_input_prices_are_refused(catalogue: bytes) -> None:
+    cached = {"unit": "per M cached input tokens", "price": 0.1, "currency": "USD"}
+
+    def change(document: dict[str, Any]) -> None:
+        document["result"][0]["properties"].append(
+            {"property_id": "price", "value": [cached, cached]}
+        )
+
+    refused(bundled(SOURCE), modified(catalogue, change), "property 'price' gives two cached input")
 
 
 def test_duplicate_row(catalogue: bytes) -> None:

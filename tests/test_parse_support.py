@@ -79,23 +79,33 @@ def refused(snapshot: SnapshotInput, data: bytes, *expected: str) -> str:
 
 
 def in_fixture_store(
-    tmp_path: Path, source_id: str, data: bytes, *, retrieved_at: str, extension: str = "json"
+    tmp_path: Path,
+    source_id: str,
+    data: bytes,
+    *,
+    retrieved_at: str,
+    extension: str = "json",
+    source: Source | None = None,
+    url: str | None = None,
+    content_type: str = "application/json",
 ) -> SnapshotInput:
     """A fixture file stored as a snapshot of `source_id` in a store under tmp_path, read back
-    through SnapshotStore like any snapshot."""
-
+    through SnapshotStore like any snapshot. `source` stands in for a source the registry does
+    not list (yet); the registry's entry wins when it has one."""
+    source = SOURCES.get(source_id) or source
+    assert source is not None, f"{source_id} is not in the registry: pass source="
     store = SnapshotStore(tmp_path / "raw")
     meta = store.add(
         source_id,
         data,
-        url=SOURCES[source_id].url,
+        url=url or source.url,
         retrieved_at=parse_utc(retrieved_at),
-        content_type="application/json",
+        content_type=content_type,
         obtained_by="manual",
         extension=extension,
         note="test fixture",
     ).meta
-    return SnapshotInput(meta, SOURCES[source_id], store.read(meta))
+    return SnapshotInput(meta, source, store.read(meta))
 
 
 # Every bundled snapshot, with the parser its source's format names.

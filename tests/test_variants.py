@@ -1,6 +1,11 @@
 import pytest
 
-from pipeline.normalise.variants import Variant, parse_variant
+from pipeline.normalise.variants import (
+    QUANTIZATION_PRECISION,
+    Variant,
+    parse_variant,
+    precision_of_quantization,
+)
 from pipeline.schema.vocabulary import PRECISIONS, REASONING_EFFORTS, SERVICE_TIERS
 
 
@@ -132,3 +137,43 @@ def test_every_value_is_in_the_vocabulary():
         assert variant.precision in PRECISIONS
         assert variant.service_tier in SERVICE_TIERS
         assert variant.reasoning_effort in (None, *REASONING_EFFORTS)
+
+
+# OpenRouter's quantization labels (its OpenAPI Quantization enum, 2026-08).
+OPENROUTER_QUANTIZATIONS = [
+    "int4", "int8", "fp4", "mxfp4", "nvfp4", "fp6", "fp8", "mxfp8", "fp16", "bf16", "fp32",
+    "unknown",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("label", "precision"),
+    [
+        ("fp8", "fp8"),
+        ("FP8", "fp8"),
+        (" bf16 ", "bf16"),
+        ("mxfp4", "fp4"),
+        ("nvfp4", "fp4"),
+        ("mxfp8", "fp8"),
+        ("int4", "int4"),
+        ("unknown", "unknown"),
+        (None, "unknown"),
+        ("fp5", None),  # not in the table: the caller keeps the label and reports it
+        ("awq", None),  # a name marker, not one of the quantization labels
+        ("", None),
+    ],
+)
+def test_quantization_labels_map_to_a_precision(label, precision):
+    assert precision_of_quantization(label) == precision
+
+
+def test_every_quantization_label_openrouter_lists_is_mapped_into_the_vocabulary():
+    assert sorted(QUANTIZATION_PRECISION) == sorted(OPENROUTER_QUANTIZATIONS)
+    assert set(QUANTIZATION_PRECISION.values()) <= set(PRECISIONS)
+
+
+def test_the_quantization_table_is_also_what_labels_mean():
+    assert parse_variant("x (MXFP4)").precision == "fp4"
+    assert parse_variant("model-nvfp4").precision == "fp4"
+    assert parse_variant("model (MXFP8)").precision == "fp8"
+    assert parse_variant("model (unknown)") == Variant("model (unknown)")  # not a marker

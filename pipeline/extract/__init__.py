@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pipeline.extract import (
     artificial_analysis,
+    artificial_analysis_api,
     claim_page,
     cloudflare,
     compilation,
     llmperf,
+    models_dev,
     mslearn,
     openrouter,
+    openrouter_endpoints,
+    openrouter_providers,
     platform_doc,
 )
 from pipeline.extract.base import ExtractError, Parser, SnapshotInput
@@ -25,6 +29,10 @@ PARSERS: dict[str, Parser] = {
         openrouter,
         platform_doc,
         mslearn,
+        openrouter_endpoints,
+        openrouter_providers,
+        artificial_analysis_api,
+        models_dev,
     )
 }
 

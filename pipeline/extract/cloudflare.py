@@ -7,6 +7,7 @@ from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_date, json_number, load_json
+from pipeline.extract.prices import PER_MILLION_TOKENS, usd_per_mtok
 from pipeline.support.text import clean_text
 
 
@@ -56,26 +57,40 @@ def _int(snapshot: SnapshotInput, name: str, key: str, value: Any) -> int | None
     return number
 
 
-def _prices(snapshot: SnapshotInput, name: str, value: Any) -> tuple[float | None, float | None]:
-    """USD per million input and output tokens, when the price list states them. Prices of other
-    things (audio minutes, image tiles) and in other currencies are not read."""
+# Cloudflare's price units as its catalogue writes them (compared ignoring case and spacing),
+# each with the column it fills. A price in any other unit or currency is kept as written.
+PRICE_UNITS = {
+    "per m input tokens": "price_input_usd_per_mtok",
+    "per m output tokens": "price_output_usd_per_mtok",
+    "per m cached input tokens": "price_cached_input_usd_per_mtok",
+}
+
+
+def _prices(snapshot: SnapshotInput, name: str, value: Any) -> dict[str, Any]:
+    """USD per million input, output and cached input tokens where the price list states them;
+    every other price (audio minutes, image tiles, another currency, a unit not known here) goes
+    to `other_prices` as written, never read as one of these."""
+    columns: dict[str, Any] = dict.fromkeys((*PRICE_UNITS.values(), "other_prices"))
     if value is None:
-        return None, None
+        return columns
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise snapshot.fail(f"model {name!r}: property 'price' is not a list of price objects")
-    found: dict[str, float] = {}
+    other = []
     for item in value:
-        if item.get("currency", "USD") != "USD":
+        unit, currency = item.get("unit"), item.get("currency", "USD")
+        column = PRICE_UNITS.get(" ".join(str(unit).split()).casefold())
+        if column is None or currency != "USD":
+            written = (item.get("price"), currency, unit)
+            other.append(clean_text(" ".join(str(part) for part in written if part is not None)))
             continue
-        unit = str(item.get("unit", "")).casefold()
-        kind = "input" if "input" in unit else "output" if "output" in unit else None
-        if "per m" not in unit or kind is None:
-            continue  # not a price per million input or output tokens
-        if kind in found:  # which of two the publisher meant is unknowable
+        if columns[column] is not None:  # which of two the publisher meant is unknowable
+            kind = column.removeprefix("price_").removesuffix("_usd_per_mtok").replace("_", " ")
             raise snapshot.fail(f"model {name!r}: property 'price' gives two {kind} prices")
-        where = f"model {name!r}: property 'price' ({item.get('unit')})"
-        found[kind] = json_number(snapshot, item.get("price"), where)
-    return found.get("input"), found.get("output")
+        where = f"model {name!r}: property 'price' ({clean_text(str(unit), 60)})"
+        number = json_number(snapshot, item.get("price"), where)
+        columns[column] = usd_per_mtok(snapshot, number, where, per_tokens=PER_MILLION_TOKENS)
+    columns["other_prices"] = "; ".join(other) or None
+    return columns
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -102,7 +117,6 @@ def parse(snapshot: SnapshotInput) -> Frames:
             properties.get("planned_deprecation_date"),
             f"model {full_name!r}: planned_deprecation_date",
         )
-        price_in, price_out = _prices(snapshot, full_name, properties.get("price"))
         rows.append(
             {
                 "platform_model_id": full_name,
@@ -117,9 +131,8 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 "context_window": _int(
                     snapshot, full_name, "context_window", properties.get("context_window")
                 ),
-                "price_input_usd_per_mtok": price_in,
-                "price_output_usd_per_mtok": price_out,
                 "planned_deprecation": deprecation,
+                **_prices(snapshot, full_name, properties.get("price")),
             }
         )
     if not rows:
@@ -127,4 +140,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
 
 
-PARSER = Parser("cloudflare_models", "3", ("catalogue_entries",), parse)
+PARSER = Parser("cloudflare_models", "4", ("catalogue_entries",), parse)

@@ -5,38 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import json_date, json_number, load_json
+from pipeline.extract.jsondoc import json_count, json_date, load_json
+from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
 from pipeline.support.text import clean_text
-
-PER_MILLION = 1_000_000
 
 
 def _price(
     snapshot: SnapshotInput, model_id: str, pricing: dict[str, Any], key: str
 ) -> float | None:
     """USD per token as a string; '-1' marks variable pricing (router models): no price."""
-    value = pricing.get(key)
-    if value is None:
-        return None
-    per_token = json_number(snapshot, value, f"model {model_id!r}: pricing.{key}")
-    if per_token == -1:
-        return None
-    if per_token < 0:  # only -1 has a meaning; any other negative price is an error
-        raise snapshot.fail(
-            f"model {model_id!r}: pricing.{key} is negative: {value!r} (expected a price "
-            "or -1 for variable pricing)"
-        )
-    return round(per_token * PER_MILLION, 6)
-
-
-def _context(snapshot: SnapshotInput, model_id: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise snapshot.fail(
-            f"model {model_id!r}: context_length is not a positive whole number: {value!r}"
-        )
-    return value
+    return usd_per_mtok(
+        snapshot,
+        pricing.get(key),
+        f"model {model_id!r}: pricing.{key}",
+        per_tokens=PER_TOKEN,
+        variable=True,
+    )
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -71,7 +55,9 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 else None,
                 "beta": None,
                 "lora": None,
-                "context_window": _context(snapshot, model_id, model.get("context_length")),
+                "context_window": json_count(
+                    snapshot, model.get("context_length"), f"model {model_id!r}: context_length"
+                ),
                 "price_input_usd_per_mtok": _price(snapshot, model_id, pricing, "prompt"),
                 "price_output_usd_per_mtok": _price(snapshot, model_id, pricing, "completion"),
                 "planned_deprecation": json_date(

@@ -23,18 +23,32 @@ SERVICE_TIER = "service_tier"
 REASONING_EFFORT = "reasoning_effort"
 ADAPTER = "adapter"
 
-# Spellings of each marker, keyed by `alias_key` (casefolded, separators as one space).
-_PRECISION_MARKERS: dict[str, str] = {
+# Reviewed: what each `quantization` label OpenRouter writes means as a precision (its OpenAPI
+# `Quantization` enum, 2026-08, as written in endpoint responses). Microscaling formats count as
+# their element width: MXFP4 and NVFP4 are 4-bit floats, MXFP8 an 8-bit float. A label not in
+# this table is kept as written with precision `unknown` and reported (precision_of_quantization).
+QUANTIZATION_PRECISION: dict[str, str] = {
     "fp32": "fp32",
     "bf16": "bf16",
     "fp16": "fp16",
     "fp8": "fp8",
+    "mxfp8": "fp8",
     "fp6": "fp6",
     "fp4": "fp4",
-    "nvfp4": "fp4",
     "mxfp4": "fp4",
+    "nvfp4": "fp4",
     "int8": "int8",
     "int4": "int4",
+    "unknown": DEFAULT_PRECISION,
+}
+
+# Spellings of each marker, keyed by `alias_key` (casefolded, separators as one space).
+_PRECISION_MARKERS: dict[str, str] = {
+    **{
+        label: value
+        for label, value in QUANTIZATION_PRECISION.items()
+        if value != DEFAULT_PRECISION
+    },
     # AWQ and GPTQ checkpoints as served by these platforms are 4-bit weight quantisations.
     "awq": "int4",
     "gptq": "int4",
@@ -78,6 +92,15 @@ class Variant:
     service_tier: str = DEFAULT_SERVICE_TIER
     reasoning_effort: str | None = None
     tokens: tuple[str, ...] = ()
+
+
+def precision_of_quantization(label: str | None) -> str | None:
+    """The precision a quantization label means (`QUANTIZATION_PRECISION`, any case): `unknown`
+    for no label or the label 'unknown', None for a label the table does not know (the caller
+    keeps the label, uses precision `unknown` and reports it)."""
+    if label is None:
+        return DEFAULT_PRECISION
+    return QUANTIZATION_PRECISION.get(label.strip().casefold())
 
 
 def clean_label(label: str) -> str:

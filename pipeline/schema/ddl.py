@@ -24,7 +24,7 @@ _TYPES = {
     "Int64": "BIGINT",
     "bool": "BOOLEAN",
     "boolean": "BOOLEAN",
-    "datetime64[ns, UTC]": "TIMESTAMPTZ",
+    "datetime64[ns, UTC]": "TIMESTAMP WITH TIME ZONE",  # as duckdb_columns() names it
 }
 
 
@@ -114,6 +114,22 @@ def create_table(
     ]
     parts += [f"{name} {sql_type}" for name, sql_type in extra]
     return f"CREATE TABLE IF NOT EXISTS {table} (\n    " + ",\n    ".join(parts) + "\n)"
+
+
+def evolution(
+    model: type[pa.DataFrameModel], table: str, existing: dict[str, tuple[str, bool]]
+) -> list[str] | None:
+    """How to bring an existing table (`existing`: column -> (DuckDB type, nullable)) to its
+    model: the ALTER statements adding its new nullable columns (none when it matches), or None
+    when that is not enough (a column removed, retyped, or new and NOT NULL) and the table must
+    be rebuilt."""
+    wanted = {name: (sql_type, nullable) for name, sql_type, nullable, _ in columns(model)}
+    if any(name not in wanted or wanted[name] != shape for name, shape in existing.items()):
+        return None
+    added = [(name, shape) for name, shape in wanted.items() if name not in existing]
+    if any(not nullable for _, (_, nullable) in added):
+        return None
+    return [f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}" for name, (sql_type, _) in added]
 
 
 def quote_literal(text: str) -> str:

@@ -13,7 +13,14 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.typing import Series
 
-from pipeline.schema.vocabulary import MAX_TOKENS_PER_S, QUALIFIERS, TIERS
+from pipeline.schema.vocabulary import (
+    MAX_TOKENS_PER_S,
+    METHODS,
+    PRECISIONS,
+    QUALIFIERS,
+    STATISTICS,
+    TIERS,
+)
 
 UtcTimestamp = Annotated[pd.DatetimeTZDtype, "ns", "UTC"]
 
@@ -37,6 +44,43 @@ class StagedFrame(pa.DataFrameModel):
 
 def _speed(**kwargs: object) -> object:
     return pa.Field(gt=0, lt=MAX_TOKENS_PER_S, metadata={"unit": "tokens/s"}, **kwargs)
+
+
+MAX_PRICE_USD_PER_MTOK = 100_000.0
+MAX_COUNT = 10**12  # beyond any token limit; keeps hostile integers inside int64
+
+
+def _price(description: str) -> object:
+    return pa.Field(
+        ge=0,
+        lt=MAX_PRICE_USD_PER_MTOK,
+        nullable=True,
+        metadata={"unit": "USD per 1M tokens"},
+        description=description,
+    )
+
+
+def _text(description: str, nullable: bool = False) -> object:
+    """A label as the source writes it, cleaned of markup: never empty."""
+    return pa.Field(str_length={"min_value": 1}, nullable=nullable, description=description)
+
+
+def _url(description: str) -> object:
+    return pa.Field(str_matches=r"^https?://", nullable=True, description=description)
+
+
+def _count(description: str, unit: str = "tokens") -> object:
+    return pa.Field(
+        gt=0, le=MAX_COUNT, nullable=True, metadata={"unit": unit}, description=description
+    )
+
+
+def _flag(description: str) -> object:
+    return pa.Field(nullable=True, description=description)
+
+
+_MONTH_OR_DAY = r"^\d{4}-\d{2}(-\d{2})?$"
+MAX_TTFT_S = 3600.0
 
 
 class AAEndpoints(StagedFrame):
@@ -171,6 +215,14 @@ class CatalogueEntries(StagedFrame):
     planned_deprecation: Series[str] = pa.Field(
         nullable=True, str_matches=r"^\d{4}-\d{2}-\d{2}$", description="ISO date"
     )
+    price_cached_input_usd_per_mtok: Series[float] = _price(
+        description="price per million cached input tokens (Cloudflare 'per M cached input tokens')"
+    )
+    other_prices: Series[str] = pa.Field(
+        nullable=True,
+        description="prices in units the parser does not read, as written and '; '-joined "
+        "('0.5 USD per audio minute'); null when there are none",
+    )
 
     class Config:
         unique = ["snapshot_id", "platform_model_id"]
@@ -187,6 +239,266 @@ class PlatformStatements(StagedFrame):
         unique = ["snapshot_id", "platform_id"]
 
 
+OPENROUTER_WINDOW_MINUTES = 30
+OPENROUTER_METRICS = ("output_tokens_per_s", "ttft_s")
+OPENROUTER_STATISTICS = ("p50", "p75", "p90", "p99")
+
+
+class OpenRouterEndpoints(StagedFrame):
+    """One row per endpoint of a model, from OpenRouter's GET
+    /api/v1/models/{author}/{slug}/endpoints (a member of a poll bundle, or one captured response).
+    """
+
+    member_url: Series[str] = pa.Field(
+        str_matches=r"^https?://", description="request URL of the response the row comes from"
+    )
+    model: Series[str] = _text("OpenRouter's model id (author/slug): the response's data.id")
+    endpoint_name: Series[str] = _text("the endpoint's name as listed", nullable=True)
+    provider_name: Series[str] = _text("provider as OpenRouter names it ('DeepInfra')")
+    tag: Series[str] = _text("the endpoint's key among the model's endpoints ('deepinfra/fp8')")
+    tag_root: Series[str] = _text("the tag before its first '/': the provider's slug")
+    tag_suffix: Series[str] = _text(
+        "the tag after its first '/': precision, service tier or region ('fp8', 'fast', "
+        "'eu-west-1'); null when the tag has none",
+        nullable=True,
+    )
+    quantization: Series[str] = _text(
+        "quantization as OpenRouter writes it ('mxfp4', 'unknown'); null when not given",
+        nullable=True,
+    )
+    precision: Series[str] = pa.Field(
+        isin=list(PRECISIONS),
+        description="precision the quantization means (pipeline/normalise/variants.py)",
+    )
+    quantization_known: Series[bool] = pa.Field(
+        description="false when the reviewed table does not know the quantization label: "
+        "precision is then unknown and the label is reported"
+    )
+    status: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True,
+        description="OpenRouter's endpoint status code as given (0 in normal service; its spec "
+        "lists 0, -1, -2, -3, -5, -10 without meanings)",
+    )
+    context_length: Series[pd.Int64Dtype] = _count("context window")
+    max_completion_tokens: Series[pd.Int64Dtype] = _count("most output tokens per request")
+    max_prompt_tokens: Series[pd.Int64Dtype] = _count("most input tokens per request")
+    uptime_last_5m: Series[float] = pa.Field(
+        ge=0, le=100, nullable=True, metadata={"unit": "%"}, description="uptime, last 5 minutes"
+    )
+    uptime_last_30m: Series[float] = pa.Field(
+        ge=0, le=100, nullable=True, metadata={"unit": "%"}, description="uptime, last 30 minutes"
+    )
+    uptime_last_1d: Series[float] = pa.Field(
+        ge=0, le=100, nullable=True, metadata={"unit": "%"}, description="uptime, last day"
+    )
+    price_input_usd_per_mtok: Series[float] = _price("input price, net of discount")
+    price_output_usd_per_mtok: Series[float] = _price("output price, net of discount")
+    price_cache_read_usd_per_mtok: Series[float] = _price("cached input (read) price, net")
+    price_cache_write_usd_per_mtok: Series[float] = _price("cache write price, net")
+    discount: Series[float] = pa.Field(
+        ge=0,
+        le=1,
+        nullable=True,
+        description="OpenRouter's fractional discount, already applied to the prices here "
+        "(list price = price / (1 - discount))",
+    )
+    function_calling: Series[pd.BooleanDtype] = _flag(
+        "'tools' is among the endpoint's supported_parameters"
+    )
+
+    class Config:
+        unique = ["snapshot_id", "model", "tag"]
+
+
+class OpenRouterEndpointStats(StagedFrame):
+    """One row per endpoint x metric x percentile that OpenRouter measured (a null or missing
+    percentile has no row): its live routed traffic over the last 30 minutes."""
+
+    member_url: Series[str] = pa.Field(
+        str_matches=r"^https?://", description="request URL of the response the row comes from"
+    )
+    model: Series[str] = _text("OpenRouter's model id (author/slug)")
+    tag: Series[str] = _text("the endpoint's tag (see openrouter_endpoints)")
+    metric: Series[str] = pa.Field(
+        isin=list(OPENROUTER_METRICS),
+        description="output_tokens_per_s (throughput_last_30m) or ttft_s (latency_last_30m, "
+        "milliseconds in the API)",
+    )
+    statistic: Series[str] = pa.Field(
+        isin=list(OPENROUTER_STATISTICS), description="percentile of the requests in the window"
+    )
+    value: Series[float] = pa.Field(
+        gt=0,
+        lt=MAX_TOKENS_PER_S,
+        metadata={"unit": "tokens/s or s"},
+        description="the figure: tokens/s for output_tokens_per_s, seconds for ttft_s",
+    )
+    window_minutes: Series[int] = pa.Field(
+        isin=[OPENROUTER_WINDOW_MINUTES], metadata={"unit": "minutes"}, description="window"
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description="how it was measured")
+
+    @pa.dataframe_check
+    @classmethod
+    def ttft_within_an_hour(cls, frame: pd.DataFrame) -> pd.Series:
+        return (frame["metric"] != "ttft_s") | (frame["value"] < MAX_TTFT_S)
+
+    class Config:
+        unique = ["snapshot_id", "model", "tag", "metric", "statistic"]
+
+
+class OpenRouterPollMembers(StagedFrame):
+    """One row per response of an OpenRouter poll (a bundle member, or the one captured
+    response): what was read from it and what was not."""
+
+    member_index: Series[int] = pa.Field(ge=1, description="1-based position in the bundle")
+    member_url: Series[str] = pa.Field(
+        str_matches=r"^https?://", description="request URL of the response"
+    )
+    http_status: Series[int] = pa.Field(ge=100, le=599, description="HTTP status received")
+    model: Series[str] = _text("the response's data.id; null when unreadable", nullable=True)
+    endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
+        ge=0, nullable=True, description="endpoints in the response; null when unreadable"
+    )
+    endpoints_staged: Series[int] = pa.Field(
+        ge=0, description="endpoints read into openrouter_endpoints"
+    )
+    endpoints_without_statistics: Series[int] = pa.Field(
+        ge=0,
+        description="staged endpoints with no throughput or latency figure at all (all of them "
+        "when the request carried no API key)",
+    )
+    problem: Series[str] = _text(
+        "why the response, or some of its endpoints, was not read; null when all was read",
+        nullable=True,
+    )
+
+    class Config:
+        unique = ["snapshot_id", "member_index"]
+
+
+class OpenRouterProviders(StagedFrame):
+    """One row per provider of OpenRouter's GET /api/v1/providers."""
+
+    slug: Series[str] = _text("OpenRouter's provider slug ('sambanova')")
+    name: Series[str] = _text("provider name as listed")
+    headquarters: Series[str] = _text("country code of the headquarters", nullable=True)
+    datacenters: Series[str] = pa.Field(
+        nullable=True,
+        str_matches=r"^([^,]+(,[^,]+)*)?$",
+        description="country codes of the datacenters, comma-separated in the listed order; "
+        "empty when the list is empty, null when not given",
+    )
+    privacy_policy_url: Series[str] = _url("privacy policy (http(s) only)")
+    terms_of_service_url: Series[str] = _url("terms of service (http(s) only)")
+    status_page_url: Series[str] = _url("status page (http(s) only)")
+
+    class Config:
+        unique = ["snapshot_id", "slug"]
+
+
+AA_METRICS = ("output_tokens_per_s", "ttft_s", "time_to_first_answer_token_s")
+
+
+class AAModels(StagedFrame):
+    """One row per model of Artificial Analysis's GET /api/v2/data/llms/models, measured or not.
+    Its figures are about the model across providers, never about one provider."""
+
+    aa_model_id: Series[str] = _text("Artificial Analysis's id of the model")
+    slug: Series[str] = _text("Artificial Analysis's slug ('gpt-oss-120b-low')")
+    name: Series[str] = _text("model name as listed ('gpt-oss-120b (low)')")
+    creator_name: Series[str] = _text("the model's creator as listed", nullable=True)
+    creator_slug: Series[str] = _text("the creator's slug", nullable=True)
+    release_date: Series[str] = pa.Field(
+        nullable=True, str_matches=r"^\d{4}-\d{2}-\d{2}$", description="ISO date"
+    )
+    price_blended_usd_per_mtok: Series[float] = _price("blended price, 3:1 input:output")
+    price_input_usd_per_mtok: Series[float] = _price("input price")
+    price_output_usd_per_mtok: Series[float] = _price("output price")
+
+    class Config:
+        unique = ["snapshot_id", "aa_model_id"]
+
+
+class AAModelFigures(StagedFrame):
+    """One row per model x metric Artificial Analysis measured (0, its mark for not measured,
+    has no row): medians of its fixed-workload probes, across the providers it measures."""
+
+    aa_model_id: Series[str] = _text("Artificial Analysis's id of the model (see aa_models)")
+    slug: Series[str] = _text("Artificial Analysis's slug of the model")
+    metric: Series[str] = pa.Field(
+        isin=list(AA_METRICS),
+        description="output_tokens_per_s, ttft_s or time_to_first_answer_token_s (after a "
+        "reasoning model's thinking)",
+    )
+    statistic: Series[str] = pa.Field(isin=list(STATISTICS), description="median")
+    value: Series[float] = pa.Field(
+        gt=0,
+        lt=MAX_TOKENS_PER_S,
+        metadata={"unit": "tokens/s or s"},
+        description="the figure: tokens/s for output_tokens_per_s, seconds otherwise",
+    )
+    window_minutes: Series[int] = pa.Field(
+        gt=0,
+        metadata={"unit": "minutes"},
+        description="window of the median: 72 hours, as Artificial Analysis's methodology "
+        "states (the API does not)",
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description="how it was measured")
+    prompt_length_tokens: Series[pd.Int64Dtype] = _count(
+        "the workload's prompt length (the response's prompt_options)"
+    )
+    parallel_queries: Series[pd.Int64Dtype] = _count(
+        "the workload's parallel queries (the response's prompt_options)", unit="queries"
+    )
+
+    @pa.dataframe_check
+    @classmethod
+    def times_within_an_hour(cls, frame: pd.DataFrame) -> pd.Series:
+        return (frame["metric"] == "output_tokens_per_s") | (frame["value"] < MAX_TTFT_S)
+
+    class Config:
+        unique = ["snapshot_id", "aa_model_id", "metric"]
+
+
+class ModelsDevOffers(StagedFrame):
+    """One row per provider x model offer of models.dev's catalogue (https://models.dev/api.json).
+    A catalogue of many platforms' catalogues, so its key carries the provider."""
+
+    provider_id: Series[str] = _text("models.dev's provider id ('amazon-bedrock')")
+    provider_name: Series[str] = _text("provider name as listed")
+    provider_doc_url: Series[str] = _url("the provider's model documentation (http(s) only)")
+    platform_model_id: Series[str] = _text("the model's id in that provider's catalogue")
+    name: Series[str] = _text("model name as listed")
+    family: Series[str] = _text("model family as listed", nullable=True)
+    price_input_usd_per_mtok: Series[float] = _price("input price")
+    price_output_usd_per_mtok: Series[float] = _price("output price")
+    price_cache_read_usd_per_mtok: Series[float] = _price("cached input (read) price")
+    price_cache_write_usd_per_mtok: Series[float] = _price("cache write price")
+    context_window: Series[pd.Int64Dtype] = _count("context window (limit.context)")
+    max_output_tokens: Series[pd.Int64Dtype] = _count("most output tokens (limit.output)")
+    function_calling: Series[pd.BooleanDtype] = _flag("tool calling (tool_call)")
+    reasoning: Series[pd.BooleanDtype] = _flag("a reasoning model")
+    open_weights: Series[pd.BooleanDtype] = _flag("the weights are published")
+    release_date: Series[str] = pa.Field(
+        nullable=True, str_matches=_MONTH_OR_DAY, description="as written: YYYY-MM-DD or YYYY-MM"
+    )
+    last_updated: Series[str] = pa.Field(
+        nullable=True, str_matches=_MONTH_OR_DAY, description="as written: YYYY-MM-DD or YYYY-MM"
+    )
+    status: Series[str] = _text(
+        "the offer's status as written ('beta', 'deprecated'); null when not given", nullable=True
+    )
+    unread: Series[str] = _text(
+        "values of the offer that were not what models.dev's schema says, left null above and "
+        "quoted here ('release_date '2025-25-11' is not a date'); null when all were read",
+        nullable=True,
+    )
+
+    class Config:
+        unique = ["snapshot_id", "provider_id", "platform_model_id"]
+
+
 FRAMES: dict[str, type[StagedFrame]] = {
     "aa_endpoints": AAEndpoints,
     "compilation_figures": CompilationFigures,
@@ -196,4 +508,11 @@ FRAMES: dict[str, type[StagedFrame]] = {
     "unreviewed_figures": UnreviewedFigures,
     "catalogue_entries": CatalogueEntries,
     "platform_statements": PlatformStatements,
+    "openrouter_endpoints": OpenRouterEndpoints,
+    "openrouter_endpoint_stats": OpenRouterEndpointStats,
+    "openrouter_poll_members": OpenRouterPollMembers,
+    "openrouter_providers": OpenRouterProviders,
+    "aa_models": AAModels,
+    "aa_model_figures": AAModelFigures,
+    "models_dev_offers": ModelsDevOffers,
 }

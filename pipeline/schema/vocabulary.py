@@ -18,6 +18,14 @@ ReasoningEffort = Literal["low", "medium", "high"]
 Scope = Literal["live_median", "peak_per_user", "aggregate"]
 Metric = Literal["output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok"]
 Qualifier = Literal["approx", "at_least", "up_to", "range"]
+# How a figure was measured (DESIGN.md "method"); figures of different methods never compare.
+Method = Literal[
+    "fixed-workload probe",  # Artificial Analysis
+    "percentiles of live routed traffic",  # OpenRouter's endpoint statistics
+    "one-off run",  # LLMPerf
+    "vendor record",  # a vendor's own record claim
+]
+Statistic = Literal["median", "p50", "p75", "p90", "p99"]
 Unit = Literal["tokens/s", "s", "USD per 1M tokens"]
 PlatformKind = Literal["managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer"]
 ProviderType = Literal["inference_api", "cloud", "hardware_vendor"]
@@ -32,6 +40,8 @@ REASONING_EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 METRICS: tuple[Metric, ...] = get_args(Metric)
 QUALIFIERS: tuple[Qualifier, ...] = get_args(Qualifier)
+METHODS: tuple[Method, ...] = get_args(Method)
+STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 UNITS: tuple[Unit, ...] = get_args(Unit)
 PLATFORM_KINDS: tuple[PlatformKind, ...] = get_args(PlatformKind)
 PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)

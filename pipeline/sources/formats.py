@@ -1,11 +1,14 @@
 """The formats a parser can read. The registry names one per source; fetching checks content types.
 
-This module is deliberately free of parser imports so that loading the registry stays cheap.
+This module is deliberately free of parser imports so that loading the registry stays cheap (the
+bundle module it names the bundle's media type from imports only the standard library).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BUNDLE_EXTENSION
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,37 @@ FORMATS: dict[str, FormatSpec] = {
             "md",
             ("text/markdown", "text/plain"),
         ),
+        FormatSpec(
+            "openrouter_endpoints",
+            "OpenRouter GET /api/v1/models/{author}/{slug}/endpoints responses: a bundle of one "
+            "poll round, or one response {data: {id, endpoints: [endpoint]}}",
+            BUNDLE_EXTENSION,
+            (BUNDLE_CONTENT_TYPE, "application/json"),
+        ),
+        FormatSpec(
+            "openrouter_providers",
+            "OpenRouter GET /api/v1/providers response {data: [provider]}",
+            "json",
+            ("application/json",),
+        ),
+        FormatSpec(
+            "artificial_analysis_api",
+            "Artificial Analysis GET /api/v2/data/llms/models response {status, prompt_options, "
+            "data: [model]}",
+            "json",
+            ("application/json",),
+        ),
+        FormatSpec(
+            "models_dev",
+            "models.dev catalogue https://models.dev/api.json {provider_id: {name, models}}",
+            "json",
+            ("application/json",),
+        ),
     )
 }
 
 EXTENSION_CONTENT_TYPES = {
+    BUNDLE_EXTENSION: BUNDLE_CONTENT_TYPE,
     "html": "text/html",
     "json": "application/json",
     "md": "text/markdown",

@@ -18,18 +18,18 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.support.faults import pause_point
+from pipeline.extract.staging import scope_build
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.normalise.numbers import parse_count_statement, parse_figure
-from pipeline.raw.outcomes import OutcomeRecord
-from pipeline.sources.registry import Source
 from pipeline.normalise.reviewed import Claim, Platform
+from pipeline.raw.outcomes import OutcomeRecord
+from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.core import CORE_TABLES
 from pipeline.schema.ddl import comments, create_table
+from pipeline.sources.registry import Source
+from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
-from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.extract.staging import scope_build
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import duckdb
 
-from pipeline.warehouse.core import ensure_core
-from pipeline.warehouse.marts import apply_marts
 from pipeline.extract.staging import ensure_staging
 from pipeline.warehouse.connection import catalog_objects
+from pipeline.warehouse.core import ensure_core
+from pipeline.warehouse.marts import apply_marts
 
 # Analysts read mart first; core holds the history the views are built on.
 SCHEMAS = (

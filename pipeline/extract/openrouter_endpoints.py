@@ -1,0 +1,314 @@
+"""OpenRouter's endpoint statistics: GET /api/v1/models/{author}/{slug}/endpoints, one response per
+model, {"data": {"id": "author/slug", "endpoints": [endpoint, ...]}}. A poll round is one bundle
+of such responses (pipeline/raw/bundle.py); one response captured as it came (plain JSON) is read
+as a poll of one, with the snapshot's URL.
+
+Per endpoint (`openrouter_endpoints`): provider, tag (split into its root and suffix),
+quantization as written and the precision it means, status, limits, uptime, prices (USD per token
+in the API, already net of `discount`: the spec says the price "is multiplied by (1 - discount)",
+and the real capture's discounted prices are exactly (1 - discount) times the list price; the
+discount is kept beside them) and tool calling. Per endpoint, metric and percentile
+(`openrouter_endpoint_stats`): throughput_last_30m (output tokens/s) and latency_last_30m (time
+to first token, milliseconds in every real capture, stored in seconds) at p50, p75, p90 and p99.
+A null or missing figure is not measured: it has no row (never a 0). Without an API key every
+figure is null, which the response's row in `openrouter_poll_members` shows as
+`endpoints_without_statistics`.
+
+A problem stays with what it concerns. A response with an HTTP status other than 200, a body that
+is not JSON or not that shape, or a model an earlier response of the poll already gave, is left
+out; an endpoint with a field that is not what the spec says (a string where a number belongs, a
+percentile of 0, a tag listed twice) is left out. Each is named in that response's `problem` in
+`openrouter_poll_members`, and the rest is staged. The snapshot fails only when not one endpoint
+could be read, or the bundle itself is damaged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
+from pipeline.extract.jsondoc import json_count, json_label, json_number, parse_json
+from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
+from pipeline.normalise.variants import DEFAULT_PRECISION, precision_of_quantization
+from pipeline.raw.bundle import BundleError, BundleMember, is_bundle, read_bundle
+from pipeline.schema.staging import (
+    MAX_COUNT,
+    MAX_PRICE_USD_PER_MTOK,
+    MAX_TTFT_S,
+    OPENROUTER_STATISTICS,
+    OPENROUTER_WINDOW_MINUTES,
+)
+from pipeline.schema.vocabulary import MAX_TOKENS_PER_S
+from pipeline.support.text import TextDecodeError, decode_text, shorten
+
+METHOD = "percentiles of live routed traffic"
+# metric -> (field of the endpoint, divisor into the metric's unit, upper bound in that unit)
+STATISTICS = {
+    "output_tokens_per_s": ("throughput_last_30m", 1.0, MAX_TOKENS_PER_S),
+    "ttft_s": ("latency_last_30m", 1000.0, MAX_TTFT_S),
+}
+PRICES = {
+    "price_input_usd_per_mtok": "prompt",
+    "price_output_usd_per_mtok": "completion",
+    "price_cache_read_usd_per_mtok": "input_cache_read",
+    "price_cache_write_usd_per_mtok": "input_cache_write",
+}
+COUNTS = ("context_length", "max_completion_tokens", "max_prompt_tokens")
+UPTIMES = ("uptime_last_5m", "uptime_last_30m", "uptime_last_1d")
+SHAPE = "{'data': {'id': 'author/slug', 'endpoints': [endpoint, ...]}}"
+SHOWN_PROBLEMS = 5
+
+
+class _Problem(Exception):
+    """Something in one response or one endpoint that keeps it out of the staged rows."""
+
+
+class _Scope:
+    """The `where` of jsondoc's readers inside a response: its errors are caught and reported."""
+
+    def fail(self, message: str) -> _Problem:
+        return _Problem(message)
+
+
+_SCOPE = _Scope()
+
+
+@dataclass
+class _Read:
+    """What one response gave."""
+
+    member: dict[str, Any]
+    endpoints: list[dict[str, Any]] = field(default_factory=list)
+    stats: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _summary(problems: list[str]) -> str | None:
+    if not problems:
+        return None
+    shown = "; ".join(shorten(problem, 200) for problem in problems[:SHOWN_PROBLEMS])
+    more = len(problems) - SHOWN_PROBLEMS
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def _number(value: Any, what: str, low: float, high: float) -> float | None:
+    if value is None:
+        return None
+    number = json_number(_SCOPE, value, what)
+    if not low <= number <= high:
+        raise _Problem(f"{what} is {shorten(repr(value), 40)}: expected {low:g} to {high:g}")
+    return number
+
+
+def _price(value: Any, what: str) -> float | None:
+    price = usd_per_mtok(_SCOPE, value, what, per_tokens=PER_TOKEN, variable=True)
+    if price is not None and price >= MAX_PRICE_USD_PER_MTOK:
+        raise _Problem(f"{what} is {shorten(repr(value), 40)}: not a price per token")
+    return price
+
+
+def _statistics(endpoint: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for metric, (key, divisor, bound) in STATISTICS.items():
+        block = endpoint.get(key)
+        if block is None:
+            continue  # not measured (no API key, or no traffic)
+        if not isinstance(block, dict):
+            raise _Problem(f"{key} is not an object of percentiles: {shorten(repr(block), 60)}")
+        for statistic in OPENROUTER_STATISTICS:
+            raw = block.get(statistic)
+            if raw is None:
+                continue  # a percentile missing or null is not measured, never 0
+            value = json_number(_SCOPE, raw, f"{key}.{statistic}") / divisor
+            if not 0 < value < bound:
+                raise _Problem(
+                    f"{key}.{statistic} is {shorten(repr(raw), 40)}: expected a positive figure "
+                    "or null"
+                )
+            rows.append(base | {"metric": metric, "statistic": statistic, "value": value})
+    return rows
+
+
+def _endpoint(
+    endpoint: Any, position: int, model: str, url: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    if not isinstance(endpoint, dict):
+        raise _Problem(f"endpoint #{position} is not an object")
+    tag = json_label(endpoint.get("tag"))
+    if tag is None:
+        raise _Problem(f"endpoint #{position}: expected a non-empty string 'tag'")
+    try:
+        return _endpoint_fields(endpoint, tag, model, url)
+    except _Problem as problem:
+        raise _Problem(f"endpoint {tag!r}: {problem}") from None
+
+
+def _endpoint_fields(
+    endpoint: dict[str, Any], tag: str, model: str, url: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    provider = json_label(endpoint.get("provider_name"))
+    if provider is None:
+        raise _Problem("expected a non-empty string 'provider_name'")
+    root, _, suffix = tag.partition("/")
+    if not root.strip():
+        raise _Problem("the tag names no provider before its '/'")
+    quantization = endpoint.get("quantization")
+    if quantization is not None and not isinstance(quantization, str):
+        raise _Problem(f"quantization is not a string: {shorten(repr(quantization), 60)}")
+    label = json_label(quantization, 100)
+    precision = precision_of_quantization(label)
+    status = endpoint.get("status")
+    if status is not None and (
+        isinstance(status, bool) or not isinstance(status, int) or abs(status) > MAX_COUNT
+    ):
+        raise _Problem(f"status is not a status code: {shorten(repr(status), 60)}")
+    pricing = endpoint.get("pricing")
+    if pricing is None:
+        pricing = {}
+    elif not isinstance(pricing, dict):
+        raise _Problem(f"pricing is not an object: {shorten(repr(pricing), 60)}")
+    parameters = endpoint.get("supported_parameters")
+    row: dict[str, Any] = {
+        "member_url": url,
+        "model": model,
+        "endpoint_name": json_label(endpoint.get("name")),
+        "provider_name": provider,
+        "tag": tag,
+        "tag_root": root.strip(),
+        "tag_suffix": suffix.strip() or None,
+        "quantization": label,
+        "precision": precision or DEFAULT_PRECISION,
+        "quantization_known": precision is not None,
+        "status": status,
+        **{key: json_count(_SCOPE, endpoint.get(key), key) for key in COUNTS},
+        **{key: _number(endpoint.get(key), key, 0, 100) for key in UPTIMES},
+        **{column: _price(pricing.get(key), f"pricing.{key}") for column, key in PRICES.items()},
+        "discount": _number(pricing.get("discount"), "pricing.discount", 0, 1),
+        "function_calling": "tools" in parameters if isinstance(parameters, list) else None,
+    }
+    base = {"member_url": url, "model": model, "tag": tag}
+    base |= {"window_minutes": OPENROUTER_WINDOW_MINUTES, "method": METHOD}
+    return row, _statistics(endpoint, base)
+
+
+def _body(member: BundleMember) -> Any:
+    """The member's JSON document; _Problem when it has none."""
+    if member.status != 200:
+        raise _Problem(f"HTTP {member.status}")
+    try:
+        text = decode_text(member.body, member.content_type, "body")
+    except TextDecodeError as error:
+        raise _Problem(str(error)) from None
+    document = parse_json(_SCOPE, text)
+    data = document.get("data") if isinstance(document, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("endpoints"), list):
+        error = document.get("error") if isinstance(document, dict) else None
+        said = error.get("message") if isinstance(error, dict) else None
+        said = f" (the API said: {shorten(json_label(said) or '', 100)!r})" if said else ""
+        raise _Problem(f"expected {SHAPE}{said}")
+    return data
+
+
+def _read_member(index: int, member: BundleMember, models: dict[str, int]) -> _Read:
+    read = _Read(
+        {
+            "member_index": index,
+            "member_url": member.url,
+            "http_status": member.status,
+            "model": None,
+            "endpoints_listed": None,
+            "endpoints_staged": 0,
+            "endpoints_without_statistics": 0,
+            "problem": None,
+        }
+    )
+    try:
+        data = _body(member)
+        model = json_label(data.get("id"))
+        if model is None:
+            raise _Problem(f"expected {SHAPE}: data.id is not a non-empty string")
+        if model in models:
+            raise _Problem(f"model {model!r} was read from member #{models[model]} already")
+    except _Problem as problem:
+        read.member["problem"] = str(problem)
+        return read
+    models[model] = index
+    endpoints = data["endpoints"]
+    read.member |= {"model": model, "endpoints_listed": len(endpoints)}
+    problems: list[str] = []
+    parsed = []
+    for position, endpoint in enumerate(endpoints, start=1):
+        try:
+            parsed.append(_endpoint(endpoint, position, model, member.url))
+        except _Problem as problem:
+            problems.append(str(problem))
+    repeated = {tag for tag, n in Counter(row["tag"] for row, _ in parsed).items() if n > 1}
+    problems += [f"endpoint {tag!r} is listed more than once" for tag in sorted(repeated)]
+    for row, stats in parsed:
+        if row["tag"] in repeated:
+            continue  # which of the copies is right is unknowable
+        read.endpoints.append(row)
+        read.stats += stats
+        read.member["endpoints_without_statistics"] += 0 if stats else 1
+    read.member["endpoints_staged"] = len(read.endpoints)
+    read.member["problem"] = _summary(problems)
+    return read
+
+
+def _members(snapshot: SnapshotInput) -> list[BundleMember]:
+    if not is_bundle(snapshot.data):
+        content_type = snapshot.meta.content_type
+        return [
+            BundleMember(snapshot.meta.url, 200, (("content-type", content_type),), snapshot.data)
+        ]
+    try:
+        return read_bundle(snapshot.data)
+    except BundleError as error:
+        raise snapshot.fail(f"not a readable bundle: {error}") from None
+
+
+def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
+    if not is_bundle(snapshot.data):
+        problem = reads[0].member["problem"] or "it lists no endpoints"
+        return snapshot.fail(f"no endpoint could be read from the response: {problem}")
+    if not reads:
+        return snapshot.fail("the bundle holds no responses")
+    problems = [
+        f"member #{read.member['member_index']} ({shorten(read.member['member_url'], 100)}): "
+        + (read.member["problem"] or "no endpoints")
+        for read in reads
+    ]
+    return snapshot.fail(
+        f"no endpoint could be read from any of the {len(reads)} responses: "
+        + (_summary(problems) or "")
+    )
+
+
+def parse(snapshot: SnapshotInput) -> Frames:
+    models: dict[str, int] = {}
+    reads = [
+        _read_member(index, member, models)
+        for index, member in enumerate(_members(snapshot), start=1)
+    ]
+    if not any(read.endpoints for read in reads):
+        raise _nothing_read(snapshot, reads)
+    return {
+        "openrouter_endpoints": validated(
+            "openrouter_endpoints", snapshot, [row for read in reads for row in read.endpoints]
+        ),
+        "openrouter_endpoint_stats": validated(
+            "openrouter_endpoint_stats", snapshot, [row for read in reads for row in read.stats]
+        ),
+        "openrouter_poll_members": validated(
+            "openrouter_poll_members", snapshot, [read.member for read in reads]
+        ),
+    }
+
+
+PARSER = Parser(
+    "openrouter_endpoints",
+    "1",
+    ("openrouter_endpoints", "openrouter_endpoint_stats", "openrouter_poll_members"),
+    parse,
+)

@@ -1,0 +1,100 @@
+"""A warehouse built by older code: its staging tables are brought to today's models, keeping the
+cached rows when a nullable column was only added, and re-reading the snapshots otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.extract.staging import ensure_staging
+from pipeline.schema.ddl import columns, create_table, evolution
+from pipeline.schema.staging import FRAMES
+from pipeline.warehouse.connection import connect
+
+FRAME = "catalogue_entries"
+SAMPLE = {"VARCHAR": "'x'", "DOUBLE": "1", "BIGINT": "1", "BOOLEAN": "false"}
+
+
+def _insert_row(con: duckdb.DuckDBPyConnection, present: list[tuple[str, str]]) -> None:
+    """One cached row with a value in every column `present` (name, DuckDB type)."""
+    names = ", ".join(name for name, _ in present)
+    values = ", ".join(SAMPLE.get(sql_type, "now()") for _, sql_type in present)
+    con.execute(f"INSERT INTO staging.{FRAME} ({names}) VALUES ({values})")
+
+
+def _old_table(con: duckdb.DuckDBPyConnection, drop: str, retype: str | None = None) -> None:
+    """staging.catalogue_entries as older code made it: without column `drop` (and with column
+    `retype` as VARCHAR), holding one cached row, whose extraction is recorded."""
+    ensure_staging(con)
+    con.execute(f"DROP TABLE staging.{FRAME}")
+    kept = [c for c in columns(FRAMES[FRAME]) if c[0] != drop]
+    parts = [
+        f"{n} {'VARCHAR' if n == retype else t}{'' if nullable else ' NOT NULL'}"
+        for n, t, nullable, _ in kept
+    ]
+    con.execute(f"CREATE TABLE staging.{FRAME} ({', '.join(parts)})")
+    _insert_row(con, [(n, "VARCHAR" if n == retype else t) for n, t, _, _ in kept])
+    con.execute(
+        "INSERT INTO staging.extractions VALUES ('cloudflare-workers-ai/a.json', "
+        "'cloudflare-workers-ai', 'cloudflare_models', '4', 'h', 1, 1, 'ok', NULL, '{}', now())"
+    )
+
+
+def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:
+    rows = con.execute(f"SELECT count(*) FROM staging.{FRAME}").fetchone()[0]
+    extractions = con.execute("SELECT count(*) FROM staging.extractions").fetchone()[0]
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'staging' "
+            f"AND table_name = '{FRAME}' ORDER BY column_index"
+        ).fetchall()
+    ]
+    return rows, extractions, names
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    with connect(tmp_path / "w.duckdb") as connection:
+        yield connection
+
+
+def test_a_new_nullable_column_is_added_and_the_cached_rows_stay(con) -> None:
+    _old_table(con, drop="price_cached_input_usd_per_mtok")
+    ensure_staging(con)
+    rows, extractions, names = _state(con)
+    assert (rows, extractions) == (1, 1)
+    assert "price_cached_input_usd_per_mtok" in names
+
+
+def test_a_retyped_column_rebuilds_the_table_and_forgets_its_extractions(con) -> None:
+    _old_table(con, drop="price_cached_input_usd_per_mtok", retype="beta")
+    ensure_staging(con)
+    rows, extractions, names = _state(con)
+    assert (rows, extractions) == (0, 0)  # the snapshot is extracted again by the next build
+    assert names == [c[0] for c in columns(FRAMES[FRAME])]
+
+
+def test_a_table_that_matches_its_model_is_left_alone(con) -> None:
+    ensure_staging(con)
+    _insert_row(con, [(n, t) for n, t, _, _ in columns(FRAMES[FRAME])])
+    ensure_staging(con)
+    assert _state(con)[0] == 1
+    for name, model in FRAMES.items():  # every model's DDL reads back as itself
+        con.execute(f"DROP TABLE IF EXISTS evolve_probe; {create_table(model, 'evolve_probe')}")
+        found = {
+            column: (sql_type, bool(nullable))
+            for column, sql_type, nullable in con.execute(
+                "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+                "WHERE table_name = 'evolve_probe'"
+            ).fetchall()
+        }
+        assert evolution(model, "evolve_probe", found) == [], name
+
+
+def test_a_new_not_null_column_cannot_be_added_in_place() -> None:
+    model = FRAMES[FRAME]
+    existing = {n: (t, nullable) for n, t, nullable, _ in columns(model) if n != "snapshot_id"}
+    assert evolution(model, "t", existing) is None
