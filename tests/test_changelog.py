@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+import lxml.html
 import pytest
 
 from pipeline.release.changelog import (
@@ -16,6 +17,7 @@ from pipeline.release.changelog import (
 )
 from pipeline.release.jsonio import dumps
 from pipeline.release.publish import read_release
+from pipeline.release.templates import escape_markdown
 
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
 
@@ -260,3 +262,52 @@ def test_changes_do_not_depend_on_the_order_of_records(release, later):
 )
 def test_relative_change(old, new, expected):
     assert relative_change(old, new) == expected
+
+
+HOSTILE_MARKDOWN = (
+    "[x](javascript:alert(1))",
+    "![p](https://tracker.example/p.png)",
+    "<img src=x onerror=alert(1)>",
+    "**bold** _em_ `code` ~~struck~~ &amp; $x$",
+    "<https://tracker.example/auto>",
+)
+
+
+def test_markdown_from_the_data_stays_text_in_the_changelog(release, later):
+    """Catalogue ids, names and publishers from a source are Markdown-escaped in every cell: a
+    Markdown renderer shows them as written, with no link, image, HTML or emphasis."""
+    from markdown_it import MarkdownIt
+
+    task = later["inference_catalog.json"]["tasks"][0]
+    entries = task["models"][: len(HOSTILE_MARKDOWN)]
+    for entry, text in zip(entries, HOSTILE_MARKDOWN, strict=True):
+        entry["id"] = text
+        entry["name"] = text
+    html = MarkdownIt("commonmark").enable("table").render(render_markdown(compare(release, later)))
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    assert root.xpath("//a|//img|//em|//strong|//code|//s|//del") == []
+    cells = [" ".join(td.text_content().split()) for td in root.xpath("//td")]
+    for text in HOSTILE_MARKDOWN:
+        assert text in cells, text  # shown exactly as the source wrote it
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("output_tokens_per_s", "output_tokens_per_s"),  # intraword _ opens no emphasis
+        (
+            "groq/llama-3.3-70b-instruct/unknown/standard/-",
+            "groq/llama-3.3-70b-instruct/unknown/standard/-",
+        ),
+        (
+            "_em_ *b* [l](u) ![i](u) <t> &a `c` ~s~ $m$ a|b \\",
+            r"\_em\_ \*b\* \[l\](u) !\[i\](u) \<t> \&a \`c\` \~s\~ \$m\$ a\|b \\",
+        ),
+        ("two\nlines", "two lines"),
+        (None, "—"),
+        (True, "yes"),
+        (17, "17"),
+    ],
+)
+def test_escape_markdown(value, written):
+    assert escape_markdown(value) == written

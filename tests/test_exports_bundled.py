@@ -161,7 +161,7 @@ def test_exports_validate_and_datapackage_hashes_match(built, latest):
         data = (folder / resource["path"]).read_bytes()
         assert resource["hash"] == "sha256:" + hashlib.sha256(data).hexdigest()
         assert resource["bytes"] == len(data)
-        assert (folder / resource["schema"]).is_file()
+        assert (folder / resource["jsonSchema"]).is_file()
 
 
 def test_every_figure_traces_to_a_snapshot_url_tier_and_date(latest):

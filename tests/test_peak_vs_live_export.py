@@ -18,7 +18,8 @@ import pytest
 from mart_warehouse import rows
 
 from pipeline.release.contracts import EXPORT_FILES, check
-from pipeline.release.exports import ReleaseInfo, build_exports, speed_number
+from pipeline.release.exports import ReleaseInfo, build_exports
+from pipeline.release.formatting import speed as speed_number
 from pipeline.release.preview import render_preview
 from pipeline.release.queries import read_inputs
 from pipeline.support.settings import Settings
@@ -37,8 +38,8 @@ def cell_text(element: lxml.html.HtmlElement) -> str:
 def assert_export_mart_and_preview_agree(
     con: duckdb.DuckDBPyConnection, documents: Mapping[str, Any]
 ) -> int:
-    """For every claim: the export's live median and ratio are the view's, and the page shows
-    the view's live median, ratio and fastest live median. Returns how many claims it checked."""
+    """For every claim: the export's live medians (same provider, fastest on the model) and
+    ratios are the view's, and the page shows them. Returns how many claims it checked."""
     view = {r["claim_id"]: r for r in rows(con, "FROM mart.peak_vs_live")}
     names = dict(con.execute("SELECT provider_id, name FROM core.providers").fetchall())
     inference = documents["inference.json"]
@@ -59,12 +60,37 @@ def assert_export_mart_and_preview_agree(
                 mart["live_source_id"],
             ), claim_id
             assert live["model"]["id"] == mart["model_id"], claim_id
+            assert live["endpoint"] == mart["live_endpoint_id"], claim_id
         expected_ratio = (
             None if mart["peak_to_live_ratio"] is None else round(mart["peak_to_live_ratio"], 2)
         )
         assert claim["peak_to_live_ratio"] == expected_ratio, claim_id
         if claim["scope"] == "aggregate":
             assert claim["peak_to_live_ratio"] is None, claim_id
+            assert claim["peak_to_fastest_live_ratio"] is None, claim_id
+        best = claim["fastest_live_median"]
+        if mart["fastest_live_value"] is None:
+            assert best is None and claim["peak_to_fastest_live_ratio"] is None, claim_id
+        else:
+            assert (
+                best["provider"]["id"],
+                best["endpoint"],
+                best["value"],
+                best["tier"],
+                best["stale"],
+                best["source"]["id"],
+            ) == (
+                mart["fastest_provider_id"],
+                mart["fastest_endpoint_id"],
+                round(mart["fastest_live_value"], 3),
+                mart["fastest_tier"],
+                mart["fastest_stale"],
+                mart["fastest_source_id"],
+            ), claim_id
+            ratio = mart["peak_to_fastest_live_ratio"]
+            assert claim["peak_to_fastest_live_ratio"] == (
+                None if ratio is None else round(ratio, 2)
+            ), claim_id
 
         (row,) = page.xpath(f"//tr[@data-claim='{claim_id}']")
         live_cell, ratio_cell, fastest_cell = row.xpath("./td")[-3:]

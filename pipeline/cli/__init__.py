@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "releases",
     "sql",
     "dictionary",
+    "schemas",
     "validate",
     "bench",
 )

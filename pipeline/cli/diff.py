@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from pipeline.release.changelog import compare, render_markdown
+from pipeline.release.changelog import UnreadableRelease, compare, parse_release, render_markdown
+from pipeline.release.contract import Release
 from pipeline.release.publish import ReleaseDamaged, find_release, list_versions, read_release
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
@@ -53,11 +54,13 @@ def _pick(exports: Path, old: str | None, new: str | None) -> tuple[Path, Path]:
         raise CommandError(str(error)) from None
 
 
-def _read(folder: Path) -> dict:
+def _read(folder: Path) -> Release:
     try:
-        return read_release(folder)
+        return parse_release(read_release(folder))
     except ReleaseDamaged as error:
         raise CommandError(f"damaged release: {error}") from None
+    except UnreadableRelease as error:
+        raise CommandError(f"{folder}: not a release this version reads: {error}") from None
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

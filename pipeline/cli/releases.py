@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.tables import render_table
-from pipeline.release.changelog import compare, release_info, summary_line
+from pipeline.release.changelog import UnreadableRelease, compare, release_info, summary_line
 from pipeline.release.publish import (
     CHANGES_JSON,
     ReleaseDamaged,
@@ -56,15 +56,18 @@ def release_rows(exports: Path) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"version": version, "latest": version == latest}
         try:
             documents = read_release(folder)
-        except ReleaseDamaged as error:
+            info = release_info(documents)
+        except (ReleaseDamaged, UnreadableRelease) as error:
             reason = str(error).removeprefix(f"{folder}: ")
             rows.append(row | {"data_date": None, "schema_version": None, "damaged": reason})
             rows[-1]["summary"] = f"damaged: {reason}"
             continue
-        info = release_info(documents)
         summary = _stored_summary(folder, previous[0] if previous else None)
         if summary is None:
-            summary = summary_line(compare(previous[1] if previous else None, documents))
+            try:
+                summary = summary_line(compare(previous[1] if previous else None, documents))
+            except UnreadableRelease as error:
+                summary = f"not comparable: {error}"
         rows.append(
             row
             | {

@@ -1,29 +1,50 @@
 """What changed between two releases, computed from their export documents alone.
 
 Pure functions: `compare(old, new)` takes the three export documents of each release (`old` is
-None for the first release) and returns the changes as a JSON-ready dict (written as
-changes.json); `render_markdown` writes it for people (CHANGELOG.md) and `summary_line` in one
-line. Working only from the exports means any two published folders can be compared, whatever
-warehouse built them.
+None for the first release), parses them into the contract's models and returns the changes as a
+JSON-ready dict (written as changes.json); `render_markdown` writes it for people (CHANGELOG.md,
+from templates/changelog.md.jinja) and `summary_line` in one line. Working only from the exports
+means any two published folders can be compared, whatever warehouse built them; a release of an
+earlier schema version is read in today's shape (contract/legacy.py).
 
-A figure is identified by endpoint (provider x model x variant), metric and scope. It *changed*
-when its value, bounds, qualifier, unit or tier differ; a newer observation of the same figure is
-counted as re-observed, not listed. Provenance counts too: a source whose cited snapshots differ
-(a re-captured page with the same figures) is listed, so such a release never says "no content
-changed".
+A figure is identified by its endpoint (provider x model x variant, as the export names it),
+metric and scope. It *changed* when its value, bounds, qualifier, unit or tier differ; a newer
+observation of the same figure is counted as re-observed, not listed. Provenance counts too: a
+source whose cited snapshots differ (a re-captured page with the same figures) is listed, so such
+a release never says "no content changed".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from pydantic import ValidationError
+
+from pipeline.release.contract import MODELS, Release, ReleaseHead, read_head, read_release
+from pipeline.release.contract.common import ModelRef, Snapshot, SourceRef, Variant
+from pipeline.release.contract.inference import Figure, Inference, Provider, SourceSummary
+from pipeline.release.formatting import day, variant_label
+from pipeline.release.templates import markdown_table, render_markdown_template
+
+__all__ = [
+    "UnreadableRelease",
+    "compare",
+    "figure_key",
+    "figure_text",
+    "figures",
+    "headline_keys",
+    "markdown_table",
+    "parse_release",
+    "relative_change",
+    "release_info",
+    "render_markdown",
+    "summary_line",
+]
 
 Documents = dict[str, dict[str, Any]]
 FigureKey = tuple[str, str, str]  # (endpoint, metric, scope)
 
-INFERENCE = "inference.json"
-PLATFORMS = "model_platforms.json"
-CATALOG = "inference_catalog.json"
 FIGURE_FIELDS = ("value", "low", "high", "qualifier", "unit", "tier")
 CLAIM_FIELDS = (
     "figure",
@@ -55,198 +76,219 @@ POINT_QUALIFIERS = {None, "approx"}
 QUALIFIER_MARKS = {"approx": "~", "at_least": "≥", "up_to": "≤"}
 
 
+class UnreadableRelease(ValueError):
+    """A release's exports do not fit the contract (nor an earlier schema version of it)."""
+
+
 # --- reading the documents ----------------------------------------------------------------------
 
 
-def release_info(documents: Documents) -> dict[str, Any]:
-    head = documents[INFERENCE]
+def parse_release(documents: Documents | Release) -> Release:
+    """The release's exports as the contract's models; raises UnreadableRelease naming the
+    export and the first thing that does not fit."""
+    if isinstance(documents, Release):
+        return documents
+    try:
+        return read_release(documents, earlier_schemas=True)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(root)"
+        export = next((n for n, m in MODELS.items() if m.__name__ == error.title), error.title)
+        raise UnreadableRelease(f"{export} at {where}: {first['msg']}") from None
+    except KeyError as error:
+        raise UnreadableRelease(f"an export is missing: {error}") from None
+
+
+def release_info(documents: Documents | Release) -> dict[str, Any]:
+    """The release an export set belongs to (of inference.json's envelope)."""
+    if isinstance(documents, Release):
+        head: Inference | ReleaseHead = documents.inference
+    else:
+        try:
+            head = read_head(documents["inference.json"])
+        except (ValidationError, KeyError, TypeError) as error:
+            raise UnreadableRelease(f"inference.json: not a release's export: {error}") from None
     return {
-        "version": head.get("version"),
-        "data_date": head.get("data_date"),
-        "as_of": head.get("as_of"),
-        "schema_version": head.get("schema_version"),
+        "version": head.version,
+        "data_date": head.data_date,
+        "as_of": head.as_of,
+        "schema_version": head.schema_version,
     }
 
 
-def endpoint_id(provider_id: str, model_id: str | None, variant: dict[str, Any]) -> str:
-    """Spelled like core.endpoint_id, so changes join the warehouse's tables."""
-    return "/".join(
-        [
-            provider_id,
-            model_id or "-",
-            variant.get("precision") or "unknown",
-            variant.get("service_tier") or "standard",
-            variant.get("reasoning_effort") or "-",
-        ]
-    )
+def _ref(entity: ModelRef | None) -> dict[str, Any]:
+    return {"id": entity.id, "name": entity.name} if entity else {"id": None, "name": None}
 
 
-def _figure(provider: dict[str, Any], figure: dict[str, Any]) -> dict[str, Any]:
-    model = figure.get("model") or {}
-    source = figure.get("source") or {}
+def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
     return {
-        "endpoint": endpoint_id(provider["id"], model.get("id"), figure.get("variant") or {}),
-        "provider": {"id": provider["id"], "name": provider.get("name")},
-        "model": {"id": model.get("id"), "name": model.get("name")},
-        "variant": figure.get("variant"),
-        "metric": figure.get("metric"),
-        "scope": figure.get("scope"),
-        "value": figure.get("value"),
-        "low": figure.get("low"),
-        "high": figure.get("high"),
-        "qualifier": figure.get("qualifier"),
-        "unit": figure.get("unit"),
-        "tier": figure.get("tier"),
-        "stale": bool(figure.get("stale")),
-        "observed_at": figure.get("observed_at"),
-        "retrieved_at": source.get("retrieved_at"),
-        "source": source.get("id"),
-        "snapshot": source.get("snapshot"),
+        "endpoint": figure.endpoint,
+        "provider": {"id": provider.id, "name": provider.name},
+        "model": _ref(figure.model),
+        "variant": figure.variant.model_dump(mode="json"),
+        "metric": figure.metric,
+        "scope": figure.scope,
+        "value": figure.value,
+        "low": figure.low,
+        "high": figure.high,
+        "qualifier": figure.qualifier,
+        "unit": figure.unit,
+        "tier": figure.tier,
+        "stale": figure.stale,
+        "observed_at": figure.observed_at,
+        "retrieved_at": figure.source.retrieved_at,
+        "source": figure.source.id,
+        "snapshot": figure.source.snapshot,
     }
 
 
-def _key(row: dict[str, Any]) -> FigureKey:
-    return row["endpoint"], row["metric"], row["scope"]
+def figure_key(figure: Figure) -> FigureKey:
+    """What identifies a figure (a live figure or a headline) of inference.json."""
+    return figure.endpoint, figure.metric, figure.scope
 
 
-def figure_key(provider: dict[str, Any], figure: dict[str, Any]) -> FigureKey:
-    """What identifies a figure (a live figure or a headline) of a provider of inference.json."""
-    return _key(_figure(provider, figure))
+def _figures(release: Release) -> dict[FigureKey, dict[str, Any]]:
+    found = {}
+    for provider in release.inference.providers:
+        for figure in provider.live_figures:
+            found[figure_key(figure)] = _figure(provider, figure)
+    return found
 
 
-def figures(documents: Documents) -> dict[FigureKey, dict[str, Any]]:
+def figures(documents: Documents | Release) -> dict[FigureKey, dict[str, Any]]:
     """Every live figure of inference.json, by (endpoint, metric, scope), in document order. The
     one reader of live figures: changelogs and the warehouse's history both use it."""
-    found = {}
-    for provider in documents[INFERENCE].get("providers", []):
-        for figure in provider.get("live_figures", []):
-            row = _figure(provider, figure)
-            found[_key(row)] = row
-    return found
+    return _figures(parse_release(documents))
 
 
-def providers(documents: Documents) -> dict[str, dict[str, Any]]:
+def headline_keys(documents: Documents | Release) -> set[FigureKey]:
+    """The keys of the figures that are some provider's headline."""
+    providers = parse_release(documents).inference.providers
+    return {figure_key(p.headline) for p in providers if p.headline}
+
+
+def _providers(release: Release) -> dict[str, dict[str, Any]]:
     return {
-        p["id"]: {"id": p["id"], "name": p.get("name"), "display": p.get("display")}
-        for p in documents[INFERENCE].get("providers", [])
+        p.id: {"id": p.id, "name": p.name, "display": p.display}
+        for p in release.inference.providers
     }
 
 
-def models(documents: Documents) -> dict[str, dict[str, Any]]:
+def _models(release: Release) -> dict[str, dict[str, Any]]:
     """Every model inference.json mentions: in a headline, figure, context figure or claim."""
     found: dict[str, dict[str, Any]] = {}
-    for provider in documents[INFERENCE].get("providers", []):
-        items = [provider.get("headline") or {}]
-        items += provider.get("live_figures", []) + provider.get("context", [])
-        items += provider.get("claims", [])
+    for provider in release.inference.providers:
+        items: list[Any] = [provider.headline] if provider.headline else []
+        items += [*provider.live_figures, *provider.context, *provider.claims]
         for item in items:
-            model = item.get("model")
-            if model and model.get("id"):
-                found.setdefault(model["id"], {"id": model["id"], "name": model.get("name")})
+            if item.model:
+                found.setdefault(item.model.id, _ref(item.model))
     return found
 
 
-def platforms(documents: Documents) -> dict[str, dict[str, Any]]:
-    found = {}
-    for platform in documents[PLATFORMS].get("platforms", []):
-        stated = platform.get("stated_count") or {}
-        listed = platform.get("listed_models") or {}
-        found[platform["id"]] = {
-            "id": platform["id"],
-            "name": platform.get("name"),
-            "owner": platform.get("owner"),
-            "kind": platform.get("kind"),
-            "stated_count": stated.get("text"),
-            "stated_count_tier": stated.get("tier"),
-            "listed_models": listed.get("count"),
+def _platforms(release: Release) -> dict[str, dict[str, Any]]:
+    return {
+        p.id: {
+            "id": p.id,
+            "name": p.name,
+            "owner": p.owner,
+            "kind": p.kind,
+            "stated_count": p.stated_count.text,
+            "stated_count_tier": p.stated_count.tier,
+            "listed_models": p.listed_models.count if p.listed_models else None,
         }
-    return found
+        for p in release.platforms.platforms
+    }
 
 
-def catalogue(documents: Documents) -> dict[tuple[str, str], dict[str, Any]]:
+def _catalogue(release: Release) -> dict[tuple[str, str], dict[str, Any]]:
     """Every entry of the edge catalogue, by (platform, entry id)."""
-    document = documents[CATALOG]
-    platform = (document.get("platform") or {}).get("id") or "-"
+    catalog = release.catalog
+    platform = catalog.platform.id if catalog.platform else "-"
     found = {}
-    for task in document.get("tasks", []):
-        for entry in task.get("models", []):
-            found[(platform, entry["id"])] = {
+    for task in catalog.tasks:
+        for entry in task.models:
+            fields = entry.model_dump(mode="json")
+            found[(platform, entry.id)] = {
                 "platform": platform,
-                "id": entry["id"],
-                "task": task.get("name"),
-                **{k: entry.get(k) for k in CATALOGUE_FIELDS if k != "task"},
+                "id": entry.id,
+                "task": task.name,
+                **{k: fields[k] for k in CATALOGUE_FIELDS if k != "task"},
             }
     return found
 
 
-def claims(documents: Documents) -> dict[str, dict[str, Any]]:
+def _claims(release: Release) -> dict[str, dict[str, Any]]:
     found = {}
-    for provider in documents[INFERENCE].get("providers", []):
-        for claim in provider.get("claims", []):
-            model = claim.get("model") or {}
-            found[claim["id"]] = {
-                "id": claim["id"],
-                "provider": {"id": provider["id"], "name": provider.get("name")},
-                "model": {"id": model.get("id"), "name": model.get("name")},
-                **{k: claim.get(k) for k in CLAIM_FIELDS},
+    for provider in release.inference.providers:
+        for claim in provider.claims:
+            fields = claim.model_dump(mode="json", include=set(CLAIM_FIELDS))
+            found[claim.id] = {
+                "id": claim.id,
+                "provider": {"id": provider.id, "name": provider.name},
+                "model": _ref(claim.model),
+                **{k: fields[k] for k in CLAIM_FIELDS},
             }
     return found
 
 
-def _source_refs(value: Any) -> Iterable[dict[str, Any]]:
-    """Every dict under a `source` or `sources` key that names a source id and tier."""
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if key == "source" and isinstance(child, dict) and "tier" in child:
-                yield child
-            elif key == "sources" and isinstance(child, list):
-                yield from (c for c in child if isinstance(c, dict) and "tier" in c)
-            yield from _source_refs(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _source_refs(child)
+def _source_refs(release: Release) -> Iterator[SourceRef | SourceSummary]:
+    """Every source reference of a release, in file-name order (inference.json, then
+    inference_catalog.json, then model_platforms.json), each file in its own order."""
+    for provider in release.inference.providers:
+        if provider.headline:
+            yield provider.headline.source
+        yield from (c.source for c in provider.context)
+        yield from (f.source for f in provider.live_figures)
+        for claim in provider.claims:
+            yield from claim.sources
+            for figure in (claim.live_median, claim.fastest_live_median):
+                if figure:
+                    yield figure.source
+        yield from provider.sources
+    yield from release.catalog.sources
+    for platform in release.platforms.platforms:
+        if platform.listed_models:
+            yield from platform.listed_models.sources
+        yield from platform.sources
 
 
-def sources(documents: Documents) -> dict[str, dict[str, Any]]:
-    """Every source a release cites, with its publisher and tier."""
+def _sources(release: Release) -> dict[str, dict[str, Any]]:
+    """Every source a release cites, with its publisher and tier (the first reference found,
+    in file-name order)."""
     found: dict[str, dict[str, Any]] = {}
-    for name in sorted(documents):
-        for ref in _source_refs(documents[name]):
-            if ref.get("id"):
-                found.setdefault(
-                    ref["id"],
-                    {"id": ref["id"], "publisher": ref.get("publisher"), "tier": ref.get("tier")},
-                )
+    for ref in _source_refs(release):
+        if ref.id not in found:
+            found[ref.id] = {"id": ref.id, "publisher": ref.publisher, "tier": ref.tier}
     return found
 
 
-def cited_snapshots(documents: Documents) -> dict[str, list[dict[str, Any]]]:
+def _cited_snapshots(release: Release) -> dict[str, list[dict[str, Any]]]:
     """Every snapshot the exports cite (their `snapshots` lists), by source id, sorted by id."""
-    by_id: dict[str, dict[str, Any]] = {}
-    for name in sorted(documents):
-        for snapshot in documents[name].get("snapshots", []):
-            by_id.setdefault(snapshot["id"], snapshot)
+    by_id: dict[str, Snapshot] = {}
+    for document in (release.inference, release.catalog, release.platforms):
+        for snapshot in document.snapshots:
+            by_id.setdefault(snapshot.id, snapshot)
     found: dict[str, list[dict[str, Any]]] = {}
     for snapshot_id in sorted(by_id):
         snapshot = by_id[snapshot_id]
-        found.setdefault(snapshot.get("source") or "-", []).append(snapshot)
+        found.setdefault(snapshot.source, []).append(snapshot.model_dump(mode="json"))
     return found
 
 
-def headline(provider: dict[str, Any] | None) -> dict[str, Any] | None:
-    if provider is None or not provider.get("headline"):
+def _headline(provider: Provider) -> dict[str, Any] | None:
+    if provider.headline is None:
         return None
-    figure = provider["headline"]
-    row = _figure(provider, figure)
+    row = _figure(provider, provider.headline)
     return {
-        "display": figure.get("display"),
+        "display": provider.headline.display,
         "endpoint": row["endpoint"],
         "model": row["model"],
         "value": row["value"],
         "tier": row["tier"],
         "stale": row["stale"],
         "source": row["source"],
-        "rule": figure.get("rule"),
+        "rule": provider.headline.rule,
     }
 
 
@@ -327,11 +369,11 @@ def _compare_figures(
     return section, {"newly_stale": newly_stale, "fresh_again": fresh_again}
 
 
-def _compare_snapshots(old: Documents, new: Documents) -> dict[str, list[dict[str, Any]]]:
+def _compare_snapshots(old: Release, new: Release) -> dict[str, list[dict[str, Any]]]:
     """Provenance: `changed` lists each source cited by both releases whose cited snapshots differ
     (a re-captured page, even one with the same figures); `added` and `removed` hold the
     snapshots of sources only one release cites."""
-    before, after = cited_snapshots(old), cited_snapshots(new)
+    before, after = _cited_snapshots(old), _cited_snapshots(new)
     return {
         "changed": [
             {"source": source, "old": before[source], "new": after[source]}
@@ -351,17 +393,17 @@ def _headline_key(item: dict[str, Any] | None) -> tuple[Any, ...] | None:
     return tuple(item[k] for k in ("display", "endpoint", "value", "tier", "stale"))
 
 
-def _compare_headlines(old: Documents, new: Documents) -> list[dict[str, Any]]:
-    before = {p["id"]: p for p in old[INFERENCE].get("providers", [])}
-    after = {p["id"]: p for p in new[INFERENCE].get("providers", [])}
+def _compare_headlines(old: Release, new: Release) -> list[dict[str, Any]]:
+    before = {p.id: p for p in old.inference.providers}
+    after = {p.id: p for p in new.inference.providers}
     changed = []
     for provider_id in sorted(before.keys() & after.keys()):
-        a, b = headline(before[provider_id]), headline(after[provider_id])
+        a, b = _headline(before[provider_id]), _headline(after[provider_id])
         if _headline_key(a) == _headline_key(b):
             continue
         changed.append(
             {
-                "provider": {"id": provider_id, "name": after[provider_id].get("name")},
+                "provider": {"id": provider_id, "name": after[provider_id].name},
                 "old": a,
                 "new": b,
                 "relative_change": relative_change(
@@ -372,25 +414,25 @@ def _compare_headlines(old: Documents, new: Documents) -> list[dict[str, Any]]:
     return changed
 
 
-def _indexes(documents: Documents) -> dict[str, dict[Any, Any]]:
+def _indexes(release: Release) -> dict[str, dict[Any, Any]]:
     """Every keyed view of a release the comparison reads, built once per release."""
     return {
-        "providers": providers(documents),
-        "models": models(documents),
-        "figures": figures(documents),
-        "claims": claims(documents),
-        "platforms": platforms(documents),
-        "catalogue": catalogue(documents),
-        "sources": sources(documents),
+        "providers": _providers(release),
+        "models": _models(release),
+        "figures": _figures(release),
+        "claims": _claims(release),
+        "platforms": _platforms(release),
+        "catalogue": _catalogue(release),
+        "sources": _sources(release),
     }
 
 
-def _counts(documents: Documents, index: dict[str, dict[Any, Any]]) -> dict[str, int]:
+def _counts(release: Release, index: dict[str, dict[Any, Any]]) -> dict[str, int]:
     return {
         "providers": len(index["providers"]),
         "models": len(index["models"]),
         "figures": len(index["figures"]),
-        "headlines": sum(1 for p in documents[INFERENCE].get("providers", []) if p.get("headline")),
+        "headlines": sum(1 for p in release.inference.providers if p.headline),
         "claims": len(index["claims"]),
         "platforms": len(index["platforms"]),
         "catalogue_entries": len(index["catalogue"]),
@@ -398,18 +440,21 @@ def _counts(documents: Documents, index: dict[str, dict[Any, Any]]) -> dict[str,
     }
 
 
-def compare(old: Documents | None, new: Documents) -> dict[str, Any]:
-    """The changes from release `old` to release `new` (None: `new` is the first release)."""
-    after = _indexes(new)
+def compare(old: Documents | Release | None, new: Documents | Release) -> dict[str, Any]:
+    """The changes from release `old` to release `new` (None: `new` is the first release);
+    raises UnreadableRelease when either does not fit the contract."""
+    new_release = parse_release(new)
+    after = _indexes(new_release)
+    old_release = parse_release(old) if old is not None else None
     result: dict[str, Any] = {
-        "from": release_info(old) if old else None,
-        "to": release_info(new),
-        "first_release": old is None,
-        "contents": _counts(new, after),
+        "from": release_info(old_release) if old_release else None,
+        "to": release_info(new_release),
+        "first_release": old_release is None,
+        "contents": _counts(new_release, after),
     }
-    if old is None:
+    if old_release is None:
         return result
-    before = _indexes(old)
+    before = _indexes(old_release)
     figure_section, stale = _compare_figures(before["figures"], after["figures"])
 
     def added_removed(
@@ -421,9 +466,9 @@ def compare(old: Documents | None, new: Documents) -> dict[str, Any]:
         return section
 
     result |= {
-        "schema_version_changed": release_info(old)["schema_version"]
-        != release_info(new)["schema_version"],
-        "headlines": _compare_headlines(old, new),
+        "schema_version_changed": result["from"]["schema_version"]
+        != result["to"]["schema_version"],
+        "headlines": _compare_headlines(old_release, new_release),
         "figures": figure_section,
         "stale": stale,
         "providers": added_removed("providers"),
@@ -432,7 +477,7 @@ def compare(old: Documents | None, new: Documents) -> dict[str, Any]:
         "catalogue": added_removed("catalogue", CATALOGUE_FIELDS),
         "claims": added_removed("claims", CLAIM_FIELDS),
         "sources": added_removed("sources", ("tier",), key="tier_changed"),
-        "snapshots": _compare_snapshots(old, new),
+        "snapshots": _compare_snapshots(old_release, new_release),
     }
     return result
 
@@ -508,7 +553,8 @@ def number_text(value: float) -> str:
 
 
 def figure_text(state: dict[str, Any] | None) -> str:
-    """'321.0 tokens/s', '~2,314.0 tokens/s', '35.0–434.0 tokens/s' (stale marked)."""
+    """'321.0 tokens/s', '~2,314.0 tokens/s', '35.0–434.0 tokens/s' (stale marked): the exact
+    figure, whatever its metric, so a changelog shows every digit that changed."""
     if state is None:
         return "—"
     mark = QUALIFIER_MARKS.get(state.get("qualifier") or "", "")
@@ -548,35 +594,18 @@ def headline_change_text(change: dict[str, Any]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def cell(value: Any) -> str:
-    """A Markdown table cell: no pipes or line breaks from the data."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|")
-    return " ".join(text.split())
-
-
-def markdown_table(headers: list[str], rows: list[list[Any]]) -> list[str]:
-    """A Markdown table, every cell escaped, followed by a blank line."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return [*lines, ""]
-
-
-def variant_text(variant: dict[str, Any] | None) -> str:
-    variant = variant or {}
-    parts = [variant.get("precision") or "unknown", variant.get("service_tier") or "standard"]
-    if variant.get("reasoning_effort"):
-        parts.append(variant["reasoning_effort"])
-    return ", ".join(parts)
+def variant_text(variant: dict[str, Any]) -> str:
+    """The variant as the exports label it ('high, Turbo, FP8'); 'standard' when it has none."""
+    return variant_label(Variant.model_validate(variant)) or "standard"
 
 
 def _name(entity: dict[str, Any] | None) -> str | None:
     if not entity:
         return None
     return entity.get("name") or entity.get("id")
+
+
+FIGURE_COLUMNS = ["provider", "model", "variant", "metric", "scope", "figure", "tier", "source"]
 
 
 def _figure_rows(entries: list[dict[str, Any]], state: str | None = None) -> list[list[Any]]:
@@ -598,103 +627,58 @@ def _figure_rows(entries: list[dict[str, Any]], state: str | None = None) -> lis
     return rows
 
 
-def _date(value: str | None) -> str:
-    return value[:10] if value else "—"
-
-
-def render_markdown(changes: dict[str, Any]) -> str:
-    """CHANGELOG.md of a release: every section that has something in it."""
-    to = changes["to"]
-    lines = [f"# Speedbook {to['version']}", ""]
-    lines.append(
-        f"Data date {_date(to['data_date'])}"
-        + (f", built as of {_date(to['as_of'])}" if to.get("as_of") else "")
-        + f"; export schema version {to['schema_version']}."
-    )
-    lines.append("")
-    if changes["first_release"]:
-        contents = changes["contents"]
-        lines += [
-            "This is the first release: there is no earlier release to compare it with.",
-            "",
-            *markdown_table(
-                ["what", "count"], [[k.replace("_", " "), v] for k, v in contents.items()]
-            ),
-        ]
-        return "\n".join(lines).rstrip("\n") + "\n"
-    old = changes["from"]
-    lines += [
-        f"Changes from release {old['version']} (data date {_date(old['data_date'])}): "
-        f"{summary_line(changes)}.",
-        "",
+def _changed_figure_row(e: dict[str, Any]) -> list[Any]:
+    tiers = (e["old"]["tier"], e["new"]["tier"])
+    return [
+        _name(e["provider"]),
+        _name(e["model"]),
+        variant_text(e["variant"]),
+        e["metric"],
+        e["scope"],
+        figure_text(e["old"]),
+        figure_text(e["new"]),
+        percent_text(e["relative_change"]),
+        tiers[0] if tiers[0] == tiers[1] else f"{tiers[0]} -> {tiers[1]}",
+        e["new"]["source"],
     ]
-    if changes["schema_version_changed"]:
-        lines += [
-            f"The export schema changed from {old['schema_version']} to {to['schema_version']}.",
-            "",
-        ]
-    if changes["headlines"]:
-        lines += ["## Headlines changed", ""]
-        lines += markdown_table(
-            ["provider", "before", "after", "change"],
+
+
+def _snapshot_change_row(change: dict[str, Any]) -> list[Any]:
+    # only what differs: the snapshots both releases cite would hide the change
+    old_ids = {s["id"] for s in change["old"]}
+    new_ids = {s["id"] for s in change["new"]}
+    dropped = [s["id"] for s in change["old"] if s["id"] not in new_ids]
+    cited = [s["id"] for s in change["new"] if s["id"] not in old_ids]
+    return [change["source"], ", ".join(dropped) or None, ", ".join(cited) or None]
+
+
+def _sections(changes: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
+    """(title, columns, rows) of every section of a changelog, in order; empty ones included
+    (the template leaves them out)."""
+    yield (
+        "Headlines changed",
+        ["provider", "before", "after", "change"],
+        [
             [
-                [
-                    _name(h["provider"]),
-                    (h["old"] or {}).get("display"),
-                    (h["new"] or {}).get("display"),
-                    headline_change_text(h),
-                ]
-                for h in changes["headlines"]
-            ],
-        )
-    figure = changes["figures"]
-    if figure["changed"]:
-        lines += ["## Figures changed", ""]
-        lines += markdown_table(
-            [
-                "provider",
-                "model",
-                "variant",
-                "metric",
-                "scope",
-                "before",
-                "after",
-                "change",
-                "tier",
-                "source",
-            ],
-            [
-                [
-                    _name(e["provider"]),
-                    _name(e["model"]),
-                    variant_text(e["variant"]),
-                    e["metric"],
-                    e["scope"],
-                    figure_text(e["old"]),
-                    figure_text(e["new"]),
-                    percent_text(e["relative_change"]),
-                    e["old"]["tier"]
-                    if e["old"]["tier"] == e["new"]["tier"]
-                    else f"{e['old']['tier']} -> {e['new']['tier']}",
-                    e["new"]["source"],
-                ]
-                for e in figure["changed"]
-            ],
-        )
-    headers = ["provider", "model", "variant", "metric", "scope", "figure", "tier", "source"]
-    for key, title in (("added", "Figures added"), ("removed", "Figures removed")):
-        if figure[key]:
-            lines += [f"## {title}", "", *markdown_table(headers, _figure_rows(figure[key]))]
-    for key, title in (
-        ("newly_stale", "Newly stale figures"),
-        ("fresh_again", "Figures fresh again"),
-    ):
-        if changes["stale"][key]:
-            lines += [
-                f"## {title}",
-                "",
-                *markdown_table(headers, _figure_rows(changes["stale"][key], "new")),
+                _name(h["provider"]),
+                (h["old"] or {}).get("display"),
+                (h["new"] or {}).get("display"),
+                headline_change_text(h),
             ]
+            for h in changes["headlines"]
+        ],
+    )
+    figure = changes["figures"]
+    yield (
+        "Figures changed",
+        [*FIGURE_COLUMNS[:5], "before", "after", "change", "tier", "source"],
+        [_changed_figure_row(e) for e in figure["changed"]],
+    )
+    yield "Figures added", FIGURE_COLUMNS, _figure_rows(figure["added"])
+    yield "Figures removed", FIGURE_COLUMNS, _figure_rows(figure["removed"])
+    stale = changes["stale"]
+    yield "Newly stale figures", FIGURE_COLUMNS, _figure_rows(stale["newly_stale"], "new")
+    yield "Figures fresh again", FIGURE_COLUMNS, _figure_rows(stale["fresh_again"], "new")
     for section, title, columns in (
         ("providers", "Providers", ["id", "name"]),
         ("models", "Models", ["id", "name"]),
@@ -704,63 +688,65 @@ def render_markdown(changes: dict[str, Any]) -> str:
     ):
         for key in ("added", "removed"):
             entries = changes[section][key]
-            if entries:
-                lines += [f"## {title} {key}", ""]
-                lines += markdown_table(columns, [[e.get(c) for c in columns] for e in entries])
+            yield f"{title} {key}", columns, [[e.get(c) for c in columns] for e in entries]
     for key in ("added", "removed"):
-        entries = changes["claims"][key]
-        if entries:
-            lines += [f"## Claims {key}", ""]
-            lines += markdown_table(
-                ["provider", "model", "figure", "scope", "verified by"],
-                [
-                    [
-                        _name(c["provider"]),
-                        _name(c["model"]),
-                        c["figure"],
-                        c["scope"],
-                        c["verified_by"],
-                    ]
-                    for c in entries
-                ],
-            )
-    for section, key, title, label in (
-        ("claims", "changed", "Claims changed", "id"),
-        ("platforms", "changed", "Platforms changed", "id"),
-        ("catalogue", "changed", "Catalogue entries changed", "id"),
-        ("sources", "tier_changed", "Source tiers changed", "id"),
+        yield (
+            f"Claims {key}",
+            ["provider", "model", "figure", "scope", "verified by"],
+            [
+                [_name(c["provider"]), _name(c["model"]), c["figure"], c["scope"], c["verified_by"]]
+                for c in changes["claims"][key]
+            ],
+        )
+    for section, key, title in (
+        ("claims", "changed", "Claims changed"),
+        ("platforms", "changed", "Platforms changed"),
+        ("catalogue", "changed", "Catalogue entries changed"),
+        ("sources", "tier_changed", "Source tiers changed"),
     ):
-        entries = changes[section][key]
-        if entries:
-            lines += [f"## {title}", ""]
-            lines += markdown_table(
-                [label, "field", "before", "after"],
-                [[e[label], d["field"], d["old"], d["new"]] for e in entries for d in e["changes"]],
-            )
+        yield (
+            title,
+            ["id", "field", "before", "after"],
+            [
+                [e["id"], d["field"], d["old"], d["new"]]
+                for e in changes[section][key]
+                for d in e["changes"]
+            ],
+        )
     snapshots = changes.get("snapshots") or {}
-    if snapshots.get("changed"):
-        lines += ["## Cited snapshots changed", ""]
-        rows = []
-        for c in snapshots["changed"]:
-            # only what differs: the snapshots both releases cite would hide the change
-            old_ids, new_ids = {s["id"] for s in c["old"]}, {s["id"] for s in c["new"]}
-            dropped = [s["id"] for s in c["old"] if s["id"] not in new_ids]
-            cited = [s["id"] for s in c["new"] if s["id"] not in old_ids]
-            rows.append([c["source"], ", ".join(dropped) or None, ", ".join(cited) or None])
-        lines += markdown_table(["source", "no longer cited", "now cited"], rows)
+    yield (
+        "Cited snapshots changed",
+        ["source", "no longer cited", "now cited"],
+        [_snapshot_change_row(c) for c in snapshots.get("changed") or []],
+    )
     for key in ("added", "removed"):
-        if snapshots.get(key):
-            lines += [f"## Cited snapshots {key}", ""]
-            lines += markdown_table(
-                ["source", "snapshot", "retrieved", "obtained by"],
-                [
-                    [s.get("source"), s["id"], _date(s.get("retrieved_at")), s.get("obtained_by")]
-                    for s in snapshots[key]
-                ],
-            )
-    if figure["reobserved_unchanged"]:
-        lines += [
-            f"{_plural(figure['reobserved_unchanged'], 'figure')} re-observed with the same value.",
-            "",
-        ]
-    return "\n".join(lines).rstrip("\n") + "\n"
+        yield (
+            f"Cited snapshots {key}",
+            ["source", "snapshot", "retrieved", "obtained by"],
+            [
+                [s.get("source"), s["id"], day(s.get("retrieved_at")), s.get("obtained_by")]
+                for s in snapshots.get(key) or []
+            ],
+        )
+
+
+def reobserved_count(changes: dict[str, Any]) -> int:
+    return 0 if changes["first_release"] else changes["figures"]["reobserved_unchanged"]
+
+
+def render_markdown(changes: dict[str, Any]) -> str:
+    """CHANGELOG.md of a release: every section that has something in it. Every value the
+    template writes is Markdown-escaped (templates.escape_markdown)."""
+    to, old = changes["to"], changes["from"]
+    first = changes["first_release"]
+    return render_markdown_template(
+        "changelog.md.jinja",
+        to=to | {"data_day": day(to["data_date"]), "as_of_day": day(to.get("as_of"))},
+        old=old | {"data_day": day(old["data_date"])} if old else None,
+        first_release=first,
+        contents=[[k.replace("_", " "), v] for k, v in changes["contents"].items()],
+        summary=None if first else summary_line(changes),
+        schema_changed=not first and changes["schema_version_changed"],
+        sections=[] if first else [s for s in _sections(changes) if s[2]],
+        reobserved=_plural(count, "figure") if (count := reobserved_count(changes)) else None,
+    )

@@ -1,4 +1,6 @@
-"""The exports' contracts: one JSON Schema (draft 2020-12) per export in `schemas/`."""
+"""Validating the exports: one JSON Schema (draft 2020-12) per export in `schemas/`, generated from
+the contract's models (pipeline/release/contract/, `speedbook schemas`) and committed; these are
+the files a release ships and that every document is checked against before it is published."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ from typing import Any
 
 import jsonschema_rs
 
+from pipeline.release.contract import MODELS
+from pipeline.release.contract.schemas import schema_file_name
 from pipeline.support.settings import SCHEMAS_DIR
 
-EXPORT_FILES = ("inference.json", "model_platforms.json", "inference_catalog.json")
+EXPORT_FILES = tuple(MODELS)  # inference.json, model_platforms.json, inference_catalog.json
 
 
 class ContractError(ValueError):
@@ -19,7 +23,7 @@ class ContractError(ValueError):
 
 
 def schema_path(export_file: str) -> Path:
-    return SCHEMAS_DIR / export_file.replace(".json", ".schema.json")
+    return SCHEMAS_DIR / schema_file_name(export_file)
 
 
 @cache

@@ -1,13 +1,19 @@
-"""datapackage.json (Frictionless Data Package): each export with its size, sha256, schema and
-the sources it cites."""
+"""datapackage.json, a Frictionless Data Package (v1 of the standard, `profile: data-package`):
+each export with its size, sha256, JSON Schema and the sources it cites.
+
+The standard reserves a resource's `schema` for a Table Schema, which describes tables; these
+exports are nested JSON documents, so each resource names its JSON Schema under `jsonSchema` (the
+property the frictionless framework reserves for it) and says it is `type: json` (without it,
+frictionless takes `inference_catalog.json` for a catalog descriptor of its own, by its name).
+`frictionless validate exports/latest/datapackage.json` checks the descriptor and every hash."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Any
 
+from pipeline.release.contract.common import DATASET, LICENSE, LICENSE_URL
 from pipeline.release.contracts import schema_path
-from pipeline.release.exports import DATASET, LICENSE
 
 DESCRIPTIONS = {
     "inference.json": "One row per provider with figures: headline, context, live figures, claims.",
@@ -32,13 +38,14 @@ def build_datapackage(
             {
                 "name": name.removesuffix(".json"),
                 "path": name,
+                "type": "json",
                 "format": "json",
                 "mediatype": "application/json",
                 "encoding": "utf-8",
                 "bytes": len(files[name]),
                 "hash": resource_hash(files[name]),
                 "description": DESCRIPTIONS.get(name, ""),
-                "schema": f"schemas/{schema_path(name).name}",
+                "jsonSchema": f"schemas/{schema_path(name).name}",
                 "sources": [{"title": source} for source in sources],
             }
         )
@@ -48,7 +55,7 @@ def build_datapackage(
         "name": DATASET,
         "title": "Speedbook: LLM inference speed and model access",
         "version": first["version"],
-        "licenses": [{"name": LICENSE, "path": "https://creativecommons.org/licenses/by/4.0/"}],
+        "licenses": [{"name": LICENSE, "path": LICENSE_URL}],
         "data_date": first["data_date"],
         "resources": resources,
     }

@@ -18,7 +18,14 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.raw.snapshots import parse_utc
-from pipeline.release.changelog import figure_key, figures, summary_line
+from pipeline.release.changelog import (
+    UnreadableRelease,
+    figures,
+    headline_keys,
+    parse_release,
+    summary_line,
+)
+from pipeline.release.contract import Release
 from pipeline.release.publish import (
     CHANGES_JSON,
     DATAPACKAGE,
@@ -76,16 +83,15 @@ def _time(text: str | None) -> datetime | None:
     return parse_utc(text) if text else None
 
 
-def figure_rows(version: str, documents: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def figure_rows(
+    version: str, documents: Mapping[str, dict[str, Any]] | Release
+) -> list[dict[str, Any]]:
     """One row per live figure of a release's inference.json, flagged when it is the headline.
     The figures are read by changelog.figures, so history and changelogs see the same ones."""
-    headlines = {
-        figure_key(provider, provider["headline"])
-        for provider in documents["inference.json"]["providers"]
-        if provider.get("headline")
-    }
+    release = documents if isinstance(documents, Release) else parse_release(dict(documents))
+    headlines = headline_keys(release)
     rows = []
-    for key, figure in figures(documents).items():
+    for key, figure in figures(release).items():
         variant = figure["variant"] or {}
         rows.append(
             {
@@ -117,10 +123,11 @@ def figure_rows(version: str, documents: Mapping[str, dict[str, Any]]) -> list[d
 
 def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The history.releases row and history.release_figures rows of one release folder; raises
-    ReleaseDamaged when the folder is not a complete release (reading it is the check)."""
-    documents = read_release(folder)
+    ReleaseDamaged when the folder is not a complete release (reading it is the check), and
+    UnreadableRelease when its exports do not fit the contract."""
+    release = parse_release(read_release(folder))
     version = folder.name
-    head = documents["inference.json"]
+    head = release.inference
     package = json.loads((folder / DATAPACKAGE).read_text(encoding="utf-8"))
     hashes = {r["path"]: r["hash"] for r in package["resources"]}
     try:
@@ -129,20 +136,21 @@ def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[
         summary = summary_line(changes)
     except (OSError, ValueError, KeyError, TypeError):
         previous, summary = None, "no changes.json in this release"
-    snapshots = sorted({s["id"] for d in documents.values() for s in d.get("snapshots", [])})
-    live = figure_rows(version, documents)
+    exports = (release.inference, release.platforms, release.catalog)
+    snapshots = sorted({s.id for export in exports for s in export.snapshots})
+    live = figure_rows(version, release)
     row = {
         "version": version,
-        "data_date": _time(head["data_date"]),
-        "as_of": _time(head.get("as_of")),
-        "schema_version": head["schema_version"],
+        "data_date": _time(head.data_date),
+        "as_of": _time(head.as_of),
+        "schema_version": head.schema_version,
         "built_at": built_at,
         "previous_version": previous,
         "summary": summary,
         "content_hashes": sorted(hashes.items()),
         "snapshots": snapshots,
         "snapshot_count": len(snapshots),
-        "providers": len(head["providers"]),
+        "providers": len(head.providers),
         "figures": len(live),
     }
     return row, live
@@ -168,8 +176,8 @@ def record_releases(
         )
         try:
             row, rows = release_row(folder, when)  # hashes the folder once
-        except ReleaseDamaged:
-            continue  # not a complete release: nothing to record
+        except (ReleaseDamaged, UnreadableRelease):
+            continue  # not a complete release, or not one the contract reads: nothing to record
         releases.append(row)
         release_figures += rows
     if not releases:

@@ -30,7 +30,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.release.changelog import compare, render_markdown, summary_line
+from pipeline.release.changelog import (
+    UnreadableRelease,
+    compare,
+    parse_release,
+    render_markdown,
+    summary_line,
+)
+from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, check, schema_path
 from pipeline.release.datapackage import build_datapackage, resource_hash
 from pipeline.release.jsonio import dumps
@@ -357,16 +364,16 @@ def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None
         os.close(handle)
 
 
-def previous_release(exports_dir: Path, version: str) -> tuple[str | None, Documents | None]:
-    """The newest complete release before `version`, and its documents; (None, None) for the
-    first. Walks newest-first and stops at the first complete one, so each publish hashes one
-    earlier release (once: reading it is the check), however long the history grows."""
+def previous_release(exports_dir: Path, version: str) -> tuple[str | None, Release | None]:
+    """The newest complete release before `version`, parsed; (None, None) for the first. Walks
+    newest-first and stops at the first complete one, so each publish hashes one earlier release
+    (once: reading it is the check), however long the history grows."""
     for candidate in reversed(list_versions(exports_dir)):
         if version_key(candidate) >= version_key(version):
             continue
         try:
-            return candidate, read_release(exports_dir / candidate)
-        except ReleaseDamaged:
+            return candidate, parse_release(read_release(exports_dir / candidate))
+        except (ReleaseDamaged, UnreadableRelease):
             continue  # damaged (a hand edit, a bad disk): compare with the one before it
     return None, None
 

@@ -21,6 +21,7 @@ from pipeline.schema.vocabulary import (
     SERVICE_TIERS,
     SOURCE_KINDS,
     TIERS,
+    UNITS,
 )
 
 
@@ -122,7 +123,7 @@ class Observations(CoreTable):
         nullable=True,
         description="approx, at_least, up_to, range; null when exact",
     )
-    unit: Series[str] = pa.Field(isin=["tokens/s", "s", "USD per 1M tokens"])
+    unit: Series[str] = pa.Field(isin=list(UNITS))
     observed_at: Series[UtcTimestamp] = pa.Field(description="when the figure was observed")
     retrieved_at: Series[UtcTimestamp] = pa.Field(description="when its snapshot was retrieved")
     snapshot_id: Series[str]

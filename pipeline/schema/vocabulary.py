@@ -1,27 +1,50 @@
-"""The controlled vocabulary of DESIGN.md, in one place."""
+"""The controlled vocabulary of DESIGN.md, in one place.
+
+Each enum is written once, as a Literal type (which the export contract's models use); the tuple
+beside it is the same values, for code that checks membership or lists them.
+"""
 
 from __future__ import annotations
 
-SOURCE_KINDS = ("benchmark", "compilation", "claim", "platform_doc")
-TIERS = ("T1", "T2", "T3")
-CLAIM_SCOPES = ("peak_per_user", "aggregate")
-OBTAINED_BY = ("bundled", "fetched", "manual")
-PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4", "unknown")
-SERVICE_TIERS = ("standard", "turbo", "fast", "latency-optimized", "reference")
-REASONING_EFFORTS = ("low", "medium", "high")
-SCOPES = ("live_median", "peak_per_user", "aggregate")
-METRICS = ("output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok")
-QUALIFIERS = ("approx", "at_least", "up_to", "range")
+from typing import Literal, get_args
+
+SourceKind = Literal["benchmark", "compilation", "claim", "platform_doc"]
+Tier = Literal["T1", "T2", "T3"]
+ClaimScope = Literal["peak_per_user", "aggregate"]
+ObtainedBy = Literal["bundled", "fetched", "manual"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4", "unknown"]
+ServiceTier = Literal["standard", "turbo", "fast", "latency-optimized", "reference"]
+ReasoningEffort = Literal["low", "medium", "high"]
+Scope = Literal["live_median", "peak_per_user", "aggregate"]
+Metric = Literal["output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok"]
+Qualifier = Literal["approx", "at_least", "up_to", "range"]
 # How a figure was measured (DESIGN.md "method"); figures of different methods never compare.
-METHODS = (
+Method = Literal[
     "fixed-workload probe",  # Artificial Analysis
     "percentiles of live routed traffic",  # OpenRouter's endpoint statistics
     "one-off run",  # LLMPerf
     "vendor record",  # a vendor's own record claim
-)
-STATISTICS = ("median", "p50", "p75", "p90", "p99")
-PLATFORM_KINDS = ("managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer")
-PROVIDER_TYPES = ("inference_api", "cloud", "hardware_vendor")
+]
+Statistic = Literal["median", "p50", "p75", "p90", "p99"]
+Unit = Literal["tokens/s", "s", "USD per 1M tokens"]
+PlatformKind = Literal["managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer"]
+ProviderType = Literal["inference_api", "cloud", "hardware_vendor"]
+
+SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
+TIERS: tuple[Tier, ...] = get_args(Tier)
+CLAIM_SCOPES: tuple[ClaimScope, ...] = get_args(ClaimScope)
+OBTAINED_BY: tuple[ObtainedBy, ...] = get_args(ObtainedBy)
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
+SERVICE_TIERS: tuple[ServiceTier, ...] = get_args(ServiceTier)
+REASONING_EFFORTS: tuple[ReasoningEffort, ...] = get_args(ReasoningEffort)
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+METRICS: tuple[Metric, ...] = get_args(Metric)
+QUALIFIERS: tuple[Qualifier, ...] = get_args(Qualifier)
+METHODS: tuple[Method, ...] = get_args(Method)
+STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
+UNITS: tuple[Unit, ...] = get_args(Unit)
+PLATFORM_KINDS: tuple[PlatformKind, ...] = get_args(PlatformKind)
+PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
 
 # Speeds outside this open interval are not tokens per second of any real endpoint.
 MAX_TOKENS_PER_S = 100_000.0
