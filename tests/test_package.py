@@ -69,6 +69,7 @@ def test_a_wheel_install_builds_the_bundled_corpus_like_the_checkout(
     # A fresh environment: the wheel installed into its own prefix, the dependencies borrowed
     # from this one by a .pth line (its editable finder is not run: .pth files of a directory
     # added that way are not processed), and a working directory outside the checkout.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPEEDBOOK_", "PYTHON"))}
     env_dir = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
     subprocess.run(
@@ -89,12 +90,12 @@ def test_a_wheel_install_builds_the_bundled_corpus_like_the_checkout(
         text=True,
         check=True,
         cwd=tmp_path,
+        env=env,
     ).stdout.strip()
     assert Path(where).is_relative_to(site), where
 
     warehouse, exports = tmp_path / "warehouse", tmp_path / "exports"
     shutil.copytree(BUNDLED_RAW, warehouse / "raw")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPEEDBOOK_", "PYTHON"))}
     result = subprocess.run(
         [
             str(python),
