@@ -108,7 +108,7 @@ class Warehouse:
             con.execute(
                 "INSERT INTO core.sources VALUES (?, ?, 'x', NULL, 'https://example.org/' || ?, ?, "
                 "'aa_provider_page', 'weekly', ?, ?)",
-                [sid, kind, sid, tier, days, self.confirmed.get(sid)],
+                [sid, kind, sid, tier, days * 24 * 60, self.confirmed.get(sid)],
             )
         # every snapshot the observations cite was read fine; the others are listed explicitly
         listed = {s.id: s for s in self.snapshots}

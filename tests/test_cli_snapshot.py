@@ -101,7 +101,9 @@ def test_sources_lists_every_source_with_a_snapshot(settings, cli):
     assert by_id["openrouter"]["retrieved_at"] == "2026-05-12T19:10:11Z"
     assert by_id["aa-gpt-oss-120b"]["snapshots"] == 2
     table = cli("sources")
-    assert "cloudflare-workers-ai" in table.out and "45 sources, 45 with a snapshot" in table.out
+    every = len(rows)  # every registered source has a bundled snapshot
+    assert "cloudflare-workers-ai" in table.out
+    assert f"{every} sources, {every} with a snapshot" in table.out
 
 
 def test_sources_skips_an_outcome_line_with_an_out_of_range_time(settings, cli):
@@ -129,3 +131,24 @@ def test_every_command_has_help(cli):
         result = cli(name, "--help")
         assert result.status == 0
         assert "usage: speedbook" in result.out
+
+
+def test_snapshot_add_names_the_file_by_what_it_holds(settings, cli):
+    """One captured /endpoints response is plain JSON, although a fetch of its source stores a
+    bundle: the stored file's extension follows the content type the format reads it as."""
+    from conftest import FIXTURES
+
+    from pipeline.raw.bundle import BundleMember, write_bundle
+
+    captured = FIXTURES / "openrouter" / "endpoints" / "deepseek-v4-flash.authenticated.json"
+    response = settings.raw_dir.parent / "response.json"  # not the bundled corpus's bytes
+    response.write_bytes(captured.read_bytes() + b"\n")
+    result = cli("snapshot", "add", "openrouter-endpoints", str(response))
+    assert result.status == 0, result.err
+    assert result.out.startswith("stored openrouter-endpoints/") and ".json (" in result.out
+    bundle = settings.raw_dir.parent / "poll.bundle"
+    member = BundleMember("https://openrouter.ai/x", 200, (), response.read_bytes())
+    bundle.write_bytes(write_bundle([member]))
+    result = cli("snapshot", "add", "openrouter-endpoints", str(bundle))
+    assert result.status == 0, result.err
+    assert ".bundle (" in result.out

@@ -98,3 +98,17 @@ def test_a_new_not_null_column_cannot_be_added_in_place() -> None:
     model = FRAMES[FRAME]
     existing = {n: (t, nullable) for n, t, nullable, _ in columns(model) if n != "snapshot_id"}
     assert evolution(model, "t", existing) is None
+
+
+def test_core_tables_of_an_older_build_are_rebuilt_and_observations_derived_again(con) -> None:
+    from pipeline.warehouse.core import ensure_core
+
+    ensure_core(con)
+    con.execute("INSERT INTO core.build_state VALUES (NULL, NULL, 'key')")
+    con.execute("ALTER TABLE core.sources RENAME COLUMN max_age_minutes TO max_age_days")
+    ensure_core(con)  # core.sources is refilled by every build: rebuilding it loses nothing
+    assert con.execute("SELECT count(*) FROM core.build_state").fetchone()[0] == 1
+    con.execute("ALTER TABLE core.observations DROP COLUMN workload")
+    con.execute("ALTER TABLE core.observations ADD COLUMN workload BIGINT")
+    ensure_core(con)  # observations rebuilt empty: the next build must derive them all again
+    assert con.execute("SELECT count(*) FROM core.build_state").fetchone()[0] == 0

@@ -145,7 +145,7 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
                 retrieved_at=retrieved_at,
                 content_type=content_type,
                 obtained_by="bundled" if args.bundled else "manual",
-                extension=spec.extension,
+                extension=spec.extension_for(content_type),
                 note=args.note,
             )
         except SnapshotError as error:

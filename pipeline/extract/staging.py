@@ -29,7 +29,7 @@ import pyarrow as pa
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import deferred, frame_of, validate_frame
 from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore, sha256_hex
-from pipeline.schema.ddl import comments, create_table, evolution
+from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
@@ -67,39 +67,15 @@ PARALLEL_THRESHOLD = 1_000  # below this, starting workers (~1.5 s) costs more t
 CHUNK = 1024
 
 
-def _existing_columns(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, tuple[str, bool]]]:
-    rows = con.execute(
-        "SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
-        "WHERE schema_name = 'staging' AND database_name = current_database()"
-    ).fetchall()
-    tables: dict[str, dict[str, tuple[str, bool]]] = {}
-    for table, column, sql_type, nullable in rows:
-        tables.setdefault(table, {})[column] = (sql_type, bool(nullable))
-    return tables
-
-
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the staging tables, or bring those of an older build to their models: a new
-    nullable column is added in place; any other change rebuilds the table empty and forgets
-    the extractions of the formats that fill it, so their snapshots are read again (staging is a
-    cache: nothing is lost)."""
+    """Create the staging tables, or bring those of an older build to their models
+    (`sync_tables`). A table rebuilt empty forgets the extractions of the formats that fill it,
+    so their snapshots are read again: staging is a cache, nothing is lost."""
     con.execute("CREATE SCHEMA IF NOT EXISTS staging")
     con.execute(EXTRACTIONS_DDL)
-    existing = _existing_columns(con)
-    for name, model in FRAMES.items():
-        table = f"staging.{name}"
-        steps = evolution(model, table, existing[name]) if name in existing else []
-        if steps is None:
-            con.execute(f"DROP TABLE {table}")
-            formats = [p.format for p in PARSERS.values() if name in p.frames]
-            con.execute(
-                "DELETE FROM staging.extractions WHERE format IN (SELECT unnest(?))", [formats]
-            )
-        for statement in steps or []:
-            con.execute(statement)
-        con.execute(create_table(model, table))
-        for statement in comments(model, table):
-            con.execute(statement)
+    for name in sync_tables(con, "staging", FRAMES):
+        formats = [p.format for p in PARSERS.values() if name in p.frames]
+        con.execute("DELETE FROM staging.extractions WHERE format IN (SELECT unnest(?))", [formats])
 
 
 @dataclass

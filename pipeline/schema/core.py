@@ -42,8 +42,8 @@ class Sources(CoreTable):
     tier: Series[str] = pa.Field(isin=list(TIERS), description="T1, T2 or T3 (see README)")
     format: Series[str] = pa.Field(description="parser that reads it")
     cadence: Series[str] = pa.Field(description="how often it should be refreshed")
-    max_age_days: Series[int] = pa.Field(
-        gt=0, metadata={"unit": "days"}, description="a figure older than this is stale"
+    max_age_minutes: Series[int] = pa.Field(
+        gt=0, metadata={"unit": "minutes"}, description="a figure older than this is stale"
     )
     confirmed_at: Series[UtcTimestamp] = pa.Field(
         nullable=True,

@@ -3,6 +3,7 @@ table's columns are written down."""
 
 from __future__ import annotations
 
+import duckdb
 import pandera.pandas as pa
 
 from pipeline.schema.vocabulary import (
@@ -130,6 +131,35 @@ def evolution(
     if any(not nullable for _, (_, nullable) in added):
         return None
     return [f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}" for name, (sql_type, _) in added]
+
+
+def sync_tables(
+    con: duckdb.DuckDBPyConnection, schema: str, models: dict[str, type[pa.DataFrameModel]]
+) -> list[str]:
+    """Create the tables of `schema` from their models, or bring those an older build left to
+    them: a new nullable column is added in place, any other change drops the table and creates
+    it empty. Returns the names of the tables dropped (their rows are gone: the caller re-derives
+    them). Comments are (re)written every time."""
+    existing: dict[str, dict[str, tuple[str, bool]]] = {}
+    for table, column, sql_type, nullable in con.execute(
+        "SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
+        "WHERE schema_name = ? AND database_name = current_database()",
+        [schema],
+    ).fetchall():
+        existing.setdefault(table, {})[column] = (sql_type, bool(nullable))
+    dropped = []
+    for name, model in models.items():
+        table = f"{schema}.{name}"
+        steps = evolution(model, table, existing[name]) if name in existing else []
+        if steps is None:
+            con.execute(f"DROP TABLE {table}")
+            dropped.append(name)
+        for statement in steps or []:
+            con.execute(statement)
+        con.execute(create_table(model, table))
+        for statement in comments(model, table):
+            con.execute(statement)
+    return dropped
 
 
 def quote_literal(text: str) -> str:

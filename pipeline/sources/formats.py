@@ -18,6 +18,17 @@ class FormatSpec:
     extension: str
     content_types: tuple[str, ...]
 
+    def extension_for(self, content_type: str) -> str:
+        """The file extension of a snapshot stored with `content_type`: the one that names that
+        type when the format reads it (a plain JSON response of a format whose fetches are
+        bundles is a `.json`), else the format's own."""
+        base = content_type.split(";", 1)[0].strip().lower()
+        if base in self.content_types:
+            for extension, named in EXTENSION_CONTENT_TYPES.items():
+                if named == base:
+                    return extension
+        return self.extension
+
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec

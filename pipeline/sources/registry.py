@@ -14,6 +14,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.support.text import url_for_message, url_problem
 
 CADENCES: dict[str, timedelta] = {
+    "half_hourly": timedelta(minutes=30),  # live traffic statistics (OpenRouter's last 30 minutes)
     "daily": timedelta(days=1),
     "weekly": timedelta(days=7),
     "monthly": timedelta(days=31),

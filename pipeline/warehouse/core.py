@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import duckdb
 import pandas as pd
@@ -26,7 +26,7 @@ from pipeline.normalise.reviewed import Claim, Platform
 from pipeline.raw.outcomes import OutcomeRecord
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.core import CORE_TABLES
-from pipeline.schema.ddl import comments, create_table
+from pipeline.schema.ddl import sync_tables
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
@@ -45,12 +45,15 @@ class CoreBuildError(RuntimeError):
 
 
 def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the core tables, or bring those of an older build to their models
+    (`sync_tables`). Every table but observations is refilled by each build anyway; when
+    observations had to be rebuilt empty, the build state is forgotten so that the next build
+    derives every observation again instead of appending to nothing."""
     con.execute("CREATE SCHEMA IF NOT EXISTS core")
-    for name, model in CORE_TABLES.items():
-        con.execute(create_table(model, f"core.{name}"))
-        for statement in comments(model, f"core.{name}"):
-            con.execute(statement)
+    dropped = sync_tables(con, "core", CORE_TABLES)
     con.execute(BUILD_STATE_DDL)
+    if "observations" in dropped:
+        con.execute("DELETE FROM core.build_state")
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
@@ -79,7 +82,7 @@ def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -
                 "tier": s.tier,
                 "format": s.format,
                 "cadence": s.cadence,
-                "max_age_days": s.max_age.days,
+                "max_age_minutes": s.max_age // timedelta(minutes=1),
                 "confirmed_at": pd.Timestamp(confirmed[s.id]) if s.id in confirmed else pd.NaT,
             }
             for s in sources.values()

@@ -367,7 +367,9 @@ class _Run:
                 retrieved_at=datetime.now(UTC),
                 content_type=reply.headers.get("content-type", ""),
                 obtained_by="fetched",
-                extension=FORMATS[source.format].extension,
+                extension=FORMATS[source.format].extension_for(
+                    reply.headers.get("content-type", "")
+                ),
                 note=f"fetched by speedbook fetch ({format_size(len(reply.body))})",
                 http=http,
             )

@@ -38,7 +38,7 @@ COMMENT ON COLUMN mart.latest_snapshots.newer_unusable IS 'newer snapshots of th
 -- are measured from the build's data date, never from the wall clock, so rebuilds of the same
 -- snapshots are byte-identical.
 CREATE OR REPLACE VIEW mart.source_freshness AS
-SELECT src.source_id, src.max_age_days, l.snapshot_id AS latest_snapshot_id,
+SELECT src.source_id, src.max_age_minutes, l.snapshot_id AS latest_snapshot_id,
        l.retrieved_at AS latest_retrieved_at,
        -- a fetch re-confirms the source's newest snapshot; when that one is unusable the
        -- confirmation says nothing about the older snapshot in use
@@ -52,7 +52,7 @@ CROSS JOIN core.build_state AS b;
 COMMENT ON VIEW mart.source_freshness IS
     'Per source: its cadence, the snapshot it is read from (newest usable one up to the build''s as-of time) and when a fetch last re-confirmed it.';
 COMMENT ON COLUMN mart.source_freshness.source_id IS 'registry id of the source';
-COMMENT ON COLUMN mart.source_freshness.max_age_days IS 'a figure older than this is stale [days]';
+COMMENT ON COLUMN mart.source_freshness.max_age_minutes IS 'a figure older than this is stale [minutes]';
 COMMENT ON COLUMN mart.source_freshness.latest_snapshot_id IS 'the snapshot the source is read from (mart.latest_snapshots); null when it has none';
 COMMENT ON COLUMN mart.source_freshness.latest_retrieved_at IS 'when that snapshot was retrieved';
 COMMENT ON COLUMN mart.source_freshness.confirmed_at IS 'when a fetch last found that snapshot unchanged (HTTP 304 or the same bytes); null unless it is also the source''s newest snapshot';
@@ -66,11 +66,11 @@ CREATE OR REPLACE MACRO mart.fresh_as_of(observed_at, retrieved_at, latest_retri
          THEN greatest(observed_at, confirmed_at) ELSE observed_at END;
 -- The one staleness rule: older than the source's cadence allows, measured from the build's
 -- data date (never the wall clock).
-CREATE OR REPLACE MACRO mart.older_than_cadence(fresh_as_of, data_date, max_age_days) AS
-    fresh_as_of < data_date - to_days(max_age_days);
+CREATE OR REPLACE MACRO mart.older_than_cadence(fresh_as_of, data_date, max_age_minutes) AS
+    fresh_as_of < data_date - to_minutes(max_age_minutes);
 -- Only live medians go stale; a record claim is a dated record.
-CREATE OR REPLACE MACRO mart.is_stale(scope, fresh_as_of, data_date, max_age_days) AS
-    scope = 'live_median' AND mart.older_than_cadence(fresh_as_of, data_date, max_age_days);
+CREATE OR REPLACE MACRO mart.is_stale(scope, fresh_as_of, data_date, max_age_minutes) AS
+    scope = 'live_median' AND mart.older_than_cadence(fresh_as_of, data_date, max_age_minutes);
 
 -- The observations a build describes: those retrieved up to its as-of time, each flagged stale
 -- when older than its source's cadence allows.
@@ -78,7 +78,7 @@ CREATE OR REPLACE VIEW mart.observations_as_of AS
 SELECT o.*,
        mart.fresh_as_of(o.observed_at, o.retrieved_at, f.latest_retrieved_at, f.confirmed_at)
            AS fresh_as_of,
-       mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_days) AS stale
+       mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_minutes) AS stale
 FROM core.observations AS o
 JOIN mart.source_freshness AS f USING (source_id)
 WHERE f.as_of IS NULL OR o.retrieved_at <= f.as_of;

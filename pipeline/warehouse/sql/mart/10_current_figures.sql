@@ -79,7 +79,7 @@ chosen AS (
     SELECT o.*,
            mart.fresh_as_of(o.observed_at, o.retrieved_at, f.latest_retrieved_at, f.confirmed_at)
                AS fresh_as_of,
-           mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_days) AS stale
+           mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_minutes) AS stale
     FROM core.observations AS o
     SEMI JOIN picked ON o.observation_id = picked.id
     JOIN mart.source_freshness AS f USING (source_id)

@@ -304,7 +304,7 @@ figures AS (
     GROUP BY snapshot_id
 ),
 joined AS (
-    SELECT src.source_id, src.kind, src.tier, src.format, src.cadence, src.max_age_days,
+    SELECT src.source_id, src.kind, src.tier, src.format, src.cadence, src.max_age_minutes,
            n.snapshots, n.snapshot_id AS latest_snapshot_id, n.retrieved_at, n.obtained_by,
            fr.latest_snapshot_id AS used_snapshot_id, fr.latest_retrieved_at AS used_retrieved_at,
            fr.confirmed_at,
@@ -318,7 +318,7 @@ joined AS (
            mart.older_than_cadence(
                mart.fresh_as_of(fr.latest_retrieved_at, fr.latest_retrieved_at,
                                 fr.latest_retrieved_at, fr.confirmed_at),
-               fr.data_date, fr.max_age_days
+               fr.data_date, fr.max_age_minutes
            ) AS stale,
            f.outcome AS last_fetch_outcome, f.fetched_at AS last_fetch_at,
            f.detail AS last_fetch_detail, f.http_status AS last_fetch_http_status,
@@ -350,7 +350,7 @@ COMMENT ON COLUMN mart.source_health.kind IS 'benchmark, compilation, claim or p
 COMMENT ON COLUMN mart.source_health.tier IS 'T1, T2 or T3';
 COMMENT ON COLUMN mart.source_health.format IS 'parser that reads it';
 COMMENT ON COLUMN mart.source_health.cadence IS 'how often it should be refreshed';
-COMMENT ON COLUMN mart.source_health.max_age_days IS 'a snapshot older than this is stale [days]';
+COMMENT ON COLUMN mart.source_health.max_age_minutes IS 'a snapshot older than this is stale [minutes]';
 COMMENT ON COLUMN mart.source_health.snapshots IS 'snapshots retrieved by the as-of time';
 COMMENT ON COLUMN mart.source_health.latest_snapshot_id IS 'newest snapshot retrieved by the as-of time; null when there is none';
 COMMENT ON COLUMN mart.source_health.retrieved_at IS 'when the newest snapshot was retrieved';
@@ -359,7 +359,7 @@ COMMENT ON COLUMN mart.source_health.used_snapshot_id IS 'the snapshot the build
 COMMENT ON COLUMN mart.source_health.used_retrieved_at IS 'when used_snapshot_id was retrieved';
 COMMENT ON COLUMN mart.source_health.confirmed_at IS 'latest time a fetch found the snapshot in use unchanged, by the as-of time (only when it is also the newest)';
 COMMENT ON COLUMN mart.source_health.age_days IS 'age of the snapshot in use (used_snapshot_id) at the build''s data date (not the wall clock) [days]';
-COMMENT ON COLUMN mart.source_health.stale IS 'the snapshot in use, or its latest re-confirmation, is older than max_age_days at the data date (the rule of mart.is_stale, on the retrieval time)';
+COMMENT ON COLUMN mart.source_health.stale IS 'the snapshot in use, or its latest re-confirmation, is older than max_age_minutes at the data date (the rule of mart.is_stale, on the retrieval time)';
 COMMENT ON COLUMN mart.source_health.last_fetch_outcome IS 'outcome of the last `speedbook fetch` by the as-of time: new, unchanged, not_modified or failed; null when never fetched';
 COMMENT ON COLUMN mart.source_health.last_fetch_at IS 'when the last fetch ended';
 COMMENT ON COLUMN mart.source_health.last_fetch_detail IS 'for a failed fetch, the reason; otherwise what was stored or matched';
