@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pipeline.cli import main
-from pipeline.support import progress
+from pipeline.support.progress import LOGGER, ElapsedFormatter
 from pipeline.support.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -19,10 +21,39 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _quiet_progress():
-    progress.set_reporter(None)
+def _progress_logger_as_it_was() -> Iterator[None]:
+    """The command line adds a stderr handler to the `speedbook` logger; drop it after a test."""
+    logger = logging.getLogger(LOGGER)
+    handlers, level = list(logger.handlers), logger.level
     yield
-    progress.set_reporter(None)
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+
+
+class _Lines(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@contextmanager
+def progress_lines() -> Iterator[list[str]]:
+    """The progress lines logged meanwhile, formatted as the command line shows them."""
+    lines: list[str] = []
+    handler = _Lines(lines)
+    handler.setFormatter(ElapsedFormatter())
+    logger = logging.getLogger(LOGGER)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @pytest.fixture

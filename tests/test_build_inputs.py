@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 
 import duckdb
 import pytest
+from conftest import progress_lines
 from test_build import AA_PAGE, add_page, copy_of, release_bytes
 
 from pipeline.dagster.runner import execute
 from pipeline.extract import PARSERS
 from pipeline.extract.base import Parser, SnapshotInput
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.support.progress import set_reporter
 from pipeline.support.settings import Settings
 
 AA = "aa_provider_page"
@@ -50,12 +50,8 @@ def test_one_new_snapshot_derives_only_its_own_observations(built, tmp_path):
         AA_PAGE.format(label="Cerebras", speed="990"),
         datetime(2026, 11, 30, 8, tzinfo=UTC),
     )
-    lines: list[str] = []
-    set_reporter(lines.append)
-    try:
+    with progress_lines() as lines:
         outcome = execute(settings)
-    finally:
-        set_reporter(None)
     assert outcome.success, outcome.failures + outcome.failed_checks
     derived = [line for line in lines if "core: observations derived for" in line]
     assert len(derived) == 1 and derived[0].endswith(" 1 snapshot(s)"), lines
@@ -201,10 +197,10 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
 
 def test_the_fingerprint_reads_each_reviewed_file_once():
     from pipeline.dagster.fingerprint import _input_lines
-    from pipeline.support.settings import METADATA_DIR
+    from pipeline.support.settings import BUNDLED_METADATA
 
     lines = _input_lines(Settings.resolve(), None)
-    for path in METADATA_DIR.glob("*.toml"):
+    for path in BUNDLED_METADATA.glob("*.toml"):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         hashed = [line for line in lines if line.endswith(digest) and line.startswith("code:")]
         assert hashed == [], f"{path.name} is hashed as code too"
