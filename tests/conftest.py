@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from pipeline.cli import main
@@ -102,6 +103,25 @@ def build_into(root: Path, as_of=None) -> Settings:
     outcome = execute(settings, as_of)
     assert outcome.success, outcome.failures + outcome.failed_checks
     return settings
+
+
+def materialize(
+    settings: Settings, selection: str, as_of=None, instance=None
+) -> dg.ExecuteInProcessResult:
+    """Materialise only the assets `selection` names (Dagster's selection syntax, e.g.
+    `"key:staging_* or key:core_*"`) and their checks, with the build's resources: for a test
+    whose point is one part of the graph, not the whole build and its release."""
+    from pipeline.dagster.graph import build_definitions
+    from pipeline.dagster.resources import build_resources
+
+    defs = build_definitions(settings, as_of)
+    return dg.materialize(
+        list(defs.assets or ()),
+        selection=selection,
+        resources=build_resources(settings, as_of),
+        instance=instance,
+        raise_on_error=False,
+    )
 
 
 @pytest.fixture(scope="session")

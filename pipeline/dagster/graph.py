@@ -17,9 +17,13 @@ from pipeline.support.settings import Settings
 
 # A run launched from the UI runs each step in its own process. Every step writes the one
 # DuckDB file, which takes one writing process at a time: one step at a time. Each process is
-# forked from a server that imported the code location once (not a fresh interpreter per step).
+# forked from a server that imported the pipeline once (not a fresh interpreter per step).
 EXECUTOR = dg.multiprocess_executor.configured(
-    {"max_concurrent": 1, "start_method": {"forkserver": {}}}, name="one_step_at_a_time"
+    {
+        "max_concurrent": 1,
+        "start_method": {"forkserver": {"preload_modules": ["pipeline.dagster.graph"]}},
+    },
+    name="one_step_at_a_time",
 )
 BUILD_JOB = "build"  # every asset: what `speedbook build` runs, and a run the UI can launch
 
