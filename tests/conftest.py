@@ -105,6 +105,21 @@ def build_into(root: Path, as_of=None) -> Settings:
     return settings
 
 
+# Everything up to the core tables: the selection of a test about staging or core, not releases.
+UP_TO_CORE = "key:raw_inventory or key:staging_* or key:core_*"
+
+
+def failures(result: dg.ExecuteInProcessResult) -> list[str]:
+    """What failed in a run: its failed steps and its failed blocking checks, for a message."""
+    steps = [str(e.step_failure_data.error) for e in result.all_events if e.is_step_failure]
+    checks = [
+        f"{c.asset_key.to_user_string()}.{c.check_name}"
+        for c in result.get_asset_check_evaluations()
+        if not c.passed
+    ]
+    return steps + checks
+
+
 def materialize(
     settings: Settings, selection: str, as_of=None, instance=None
 ) -> dg.ExecuteInProcessResult:

@@ -14,11 +14,18 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 import pytest
-from conftest import BUNDLED_RAW, materialize, progress_lines
+from conftest import BUNDLED_RAW, failures, materialize, progress_lines
+from test_build import copy_of
 
 import pipeline.dagster.assets.core as core_assets
 import pipeline.dagster.resources as resources
-from pipeline.dagster.runner import INSTANCE_YAML, REPORT_FILE, dagster_instance, stage_seconds
+from pipeline.dagster.runner import (
+    INSTANCE_YAML,
+    REPORT_FILE,
+    dagster_instance,
+    execute,
+    stage_seconds,
+)
 from pipeline.raw.snapshots import META_SUFFIX
 from pipeline.support.progress import LOGGER, log_to_stderr
 from pipeline.support.settings import BUNDLED_METADATA, Settings
@@ -156,8 +163,8 @@ def test_a_broken_reviewed_file_fails_the_step_that_reads_it_by_name(tmp_path):
 # --- label resolution once per build, handed to core through the IO manager ----------------------
 
 
-def test_labels_are_resolved_once_and_core_reads_them(tmp_path, monkeypatch):
-    settings = _warehouse(tmp_path)
+def test_labels_are_resolved_once_and_core_reads_them(built, tmp_path, monkeypatch):
+    settings = copy_of(built, tmp_path)
     calls = []
     original = core_assets.resolve_labels
 
@@ -174,13 +181,17 @@ def test_labels_are_resolved_once_and_core_reads_them(tmp_path, monkeypatch):
     assert (settings.dagster_home / "storage" / "staging_unresolved_names").is_file()
 
 
-def test_core_reads_the_resolutions_a_run_stored_before(tmp_path):
-    """A step that runs alone (a retry from the UI) loads its input from the instance's
-    storage: the label resolutions of the last materialisation."""
-    settings = _warehouse(tmp_path)
-    assert materialize(settings, "key:staging_*").success
+def test_core_run_alone_reads_the_resolutions_the_last_run_stored(built, tmp_path):
+    """A step that runs alone (a re-execution from the UI) loads its input from the instance's
+    storage: the label resolutions of the last materialisation, and nothing else."""
+    settings = copy_of(built, tmp_path)
+    stored = settings.dagster_home / "storage" / "staging_unresolved_names"
+    stored.unlink()
+    assert not materialize(settings, "key:core_*").success  # nothing stored to read
+    assert materialize(settings, "key:staging_unresolved_names").success
+    assert stored.is_file()
     result = materialize(settings, "key:core_*")
-    assert result.success
+    assert result.success, failures(result)
     assert _query(settings, "SELECT count(*) > 0 FROM core.observations") == [(True,)]
 
 
@@ -230,6 +241,8 @@ def test_the_instance_config_is_brought_up_to_date_unless_someone_else_wrote_it(
 
 @pytest.mark.slow
 def test_a_multiprocess_run_publishes_the_release_speedbook_build_publishes(built, tmp_path):
+    """Same snapshots, another warehouse built from scratch, each step in its own process:
+    byte-identical release files; and building again in-process adds no version."""
     settings = _warehouse(tmp_path)
     unreadable = settings.raw_dir / "aa-kimi-k2-6" / UNREADABLE
     unreadable.write_text("{not json")  # left out, and reported once whatever the executor
@@ -259,3 +272,9 @@ def test_a_multiprocess_run_publishes_the_release_speedbook_build_publishes(buil
     events = [r.dagster_event for r in records if r.dagster_event is not None]
     assert set(stage_seconds(events)) == STAGES
     assert not (settings.warehouse / "pending").exists()
+
+    # forced: an unforced run is skipped by the fingerprint and could not add a version
+    outcome = execute(settings, force=True)
+    assert outcome.success and not outcome.skipped
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+    assert _release_files(settings.exports) == _release_files(built.exports)
