@@ -127,20 +127,10 @@ def _parameter(name: str) -> str:
     kinds={"json"},
     description="Publishes exports/<version>/ and switches exports/latest when content changed",
 )
-def out_release(
-    speedbook: SpeedbookResource,
-    out_inference: dict[str, Any],
-    out_model_platforms: dict[str, Any],
-    out_inference_catalog: dict[str, Any],
-) -> dg.MaterializeResult:
+def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.MaterializeResult:
     clock = StageClock()
     settings = speedbook.settings
-    given = {
-        "out_inference": out_inference,
-        "out_model_platforms": out_model_platforms,
-        "out_inference_catalog": out_inference_catalog,
-    }
-    documents = {name: given[_parameter(name)] for name in EXPORT_FILES}
+    documents = {name: exports[_parameter(name)] for name in EXPORT_FILES}
     # the date the exports were built for, not whatever the warehouse holds by now
     data_date = parse_utc(documents["inference.json"]["data_date"])
 

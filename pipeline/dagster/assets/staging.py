@@ -53,6 +53,15 @@ def _check_frame(
     )
 
 
+def _code_version(parser: Parser, digests: Mapping[str, str] | None) -> str | None:
+    """The staging cache version, for the UI; None when a reviewed file it reads is missing
+    (the run then fails naming it)."""
+    try:
+        return parser.cache_version(digests)
+    except ValueError:
+        return None
+
+
 def _staging_asset(
     parser: Parser, sources: list[Source], digests: Mapping[str, str] | None
 ) -> dg.AssetsDefinition:
@@ -64,7 +73,7 @@ def _staging_asset(
         key=key,
         group_name="staging",
         deps=[RAW_INVENTORY, *(raw_asset_key(source.id) for source in sources)],
-        code_version=parser.cache_version(digests) if digests or not parser.reads else None,
+        code_version=_code_version(parser, digests),
         kinds={"pandas", "duckdb"},
         description=(
             f"{', '.join(parser.frames)} from every {parser.format} snapshot "
