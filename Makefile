@@ -56,4 +56,4 @@ ui: install
 
 clean:
 	rm -rf $(VENV) warehouse/speedbook.duckdb warehouse/speedbook.duckdb.wal warehouse/dagster \
-	  warehouse/pending warehouse/build_report.json warehouse/raw/.snapshot-index.json
+	  warehouse/build_report.json warehouse/raw/.snapshot-index.json

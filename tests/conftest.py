@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from pipeline.cli import main
-from pipeline.support import progress
+from pipeline.support.progress import LOGGER, ElapsedFormatter
 from pipeline.support.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -19,10 +22,39 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _quiet_progress():
-    progress.set_reporter(None)
+def _progress_logger_as_it_was() -> Iterator[None]:
+    """The command line adds a stderr handler to the `speedbook` logger; drop it after a test."""
+    logger = logging.getLogger(LOGGER)
+    handlers, level = list(logger.handlers), logger.level
     yield
-    progress.set_reporter(None)
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+
+
+class _Lines(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@contextmanager
+def progress_lines() -> Iterator[list[str]]:
+    """The progress lines logged meanwhile, formatted as the command line shows them."""
+    lines: list[str] = []
+    handler = _Lines(lines)
+    handler.setFormatter(ElapsedFormatter())
+    logger = logging.getLogger(LOGGER)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @pytest.fixture
@@ -71,6 +103,40 @@ def build_into(root: Path, as_of=None) -> Settings:
     outcome = execute(settings, as_of)
     assert outcome.success, outcome.failures + outcome.failed_checks
     return settings
+
+
+# Everything up to the core tables: the selection of a test about staging or core, not releases.
+UP_TO_CORE = "key:raw_inventory or key:staging_* or key:core_*"
+
+
+def failures(result: dg.ExecuteInProcessResult) -> list[str]:
+    """What failed in a run: its failed steps and its failed blocking checks, for a message."""
+    steps = [str(e.step_failure_data.error) for e in result.all_events if e.is_step_failure]
+    checks = [
+        f"{c.asset_key.to_user_string()}.{c.check_name}"
+        for c in result.get_asset_check_evaluations()
+        if not c.passed
+    ]
+    return steps + checks
+
+
+def materialize(
+    settings: Settings, selection: str, as_of=None, instance=None
+) -> dg.ExecuteInProcessResult:
+    """Materialise only the assets `selection` names (Dagster's selection syntax, e.g.
+    `"key:staging_* or key:core_*"`) and their checks, with the build's resources: for a test
+    whose point is one part of the graph, not the whole build and its release."""
+    from pipeline.dagster.graph import build_definitions
+    from pipeline.dagster.resources import build_resources
+
+    defs = build_definitions(settings, as_of)
+    return dg.materialize(
+        list(defs.assets or ()),
+        selection=selection,
+        resources=build_resources(settings, as_of),
+        instance=instance,
+        raise_on_error=False,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import duckdb
+from conftest import UP_TO_CORE, failures, materialize
 from test_build import copy_of
 
-from pipeline.dagster.runner import execute
 from pipeline.support.settings import Settings
 
 BOUND = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)  # what `--as-of 2026-06-30` means
@@ -32,8 +32,8 @@ def test_as_of_bounds_every_core_table_after_a_full_build(built, tmp_path):
     settings = copy_of(built, tmp_path)
     # the full build has rows past the bound in every table, so the check below means something
     assert all(_late_rows(settings).values()), _late_rows(settings)
-    outcome = execute(settings, BOUND)
-    assert outcome.success, outcome.failures + outcome.failed_checks
+    result = materialize(settings, UP_TO_CORE, as_of=BOUND)
+    assert result.success, failures(result)
     assert _late_rows(settings) == dict.fromkeys(TABLES, 0)
     with duckdb.connect(str(settings.database), read_only=True) as con:
         # a claim is listed only while some evidence within the bound carries it

@@ -19,7 +19,7 @@ from pipeline.bench.corpus import (
 )
 from pipeline.extract import PARSERS, SnapshotInput
 from pipeline.normalise.entities import Resolver
-from pipeline.normalise.reviewed import load_claims, load_platforms
+from pipeline.normalise.reviewed import ReviewedFiles, load_claims, load_platforms
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 
@@ -38,10 +38,12 @@ def _frames(corpus: Corpus) -> dict[str, list]:
     """Every snapshot parsed by the parser its registry entry names: {frame name: [frames]}."""
     sources = load_registry(corpus.registry)
     store = SnapshotStore(corpus.raw_dir)
+    reviewed = ReviewedFiles.load(corpus.metadata_dir)
     found: dict[str, list] = {}
     for meta in store.list():
         source = sources[meta.source_id]
-        parsed = PARSERS[source.format].parse(SnapshotInput(meta, source, store.read(meta)))
+        snapshot = SnapshotInput(meta, source, store.read(meta), reviewed)
+        parsed = PARSERS[source.format].parse(snapshot)
         for name, frame in parsed.items():
             found.setdefault(name, []).append(frame)
     return found

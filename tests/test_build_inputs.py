@@ -11,13 +11,14 @@ from datetime import UTC, datetime
 
 import duckdb
 import pytest
+from conftest import UP_TO_CORE, failures, materialize, progress_lines
 from test_build import AA_PAGE, add_page, copy_of, release_bytes
 
+from pipeline.dagster.fingerprint import build_fingerprint
 from pipeline.dagster.runner import execute
 from pipeline.extract import PARSERS
 from pipeline.extract.base import Parser, SnapshotInput
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.support.progress import set_reporter
 from pipeline.support.settings import Settings
 
 AA = "aa_provider_page"
@@ -50,13 +51,9 @@ def test_one_new_snapshot_derives_only_its_own_observations(built, tmp_path):
         AA_PAGE.format(label="Cerebras", speed="990"),
         datetime(2026, 11, 30, 8, tzinfo=UTC),
     )
-    lines: list[str] = []
-    set_reporter(lines.append)
-    try:
-        outcome = execute(settings)
-    finally:
-        set_reporter(None)
-    assert outcome.success, outcome.failures + outcome.failed_checks
+    with progress_lines() as lines:
+        result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
     derived = [line for line in lines if "core: observations derived for" in line]
     assert len(derived) == 1 and derived[0].endswith(" 1 snapshot(s)"), lines
     after = _query(settings, "SELECT count(*) FROM core.observations")[0][0]
@@ -80,9 +77,8 @@ def test_a_new_parser_version_derives_the_observations_again(built, tmp_path, mo
         return frames
 
     _swap_parser(monkeypatch, original.version + ".1", doubled)
-    # the code files did not change, so only --force gets past the fingerprint
-    outcome = execute(settings, force=True)
-    assert outcome.success, outcome.failures + outcome.failed_checks
+    result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
     after = _aa_speeds(settings)
     assert after.keys() == before.keys()  # observation ids do not depend on the value
     assert after == pytest.approx({key: value * 2 for key, value in before.items()})
@@ -97,10 +93,11 @@ def test_bytes_changed_in_place_are_noticed_and_the_snapshot_is_left_out(built, 
     store = SnapshotStore(settings.raw_dir)
     newest = store.list("aa-llama-3-3-instruct-70b")[-1]
     path = store.path_of(newest)
+    before = build_fingerprint(settings, None)
     path.write_bytes(path.read_bytes().replace(b"Groq", b"Grok", 1))
-    outcome = execute(settings)
-    assert outcome.success, outcome.failures + outcome.failed_checks
-    assert not outcome.skipped
+    assert build_fingerprint(settings, None) != before  # so the next build runs
+    result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
     status = _query(
         settings,
         f"SELECT status FROM core.extractions WHERE snapshot_id = '{newest.snapshot_id}'",
@@ -184,13 +181,13 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
         datetime(2026, 11, 29, 20, tzinfo=UTC),
     )
     # a build of every snapshot stages the page, then stops on the unknown name
-    outcome = execute(settings)
-    assert not outcome.success
-    assert "staging_unresolved_names.no_unresolved_names_in_figures" in outcome.failed_checks
+    result = materialize(settings, UP_TO_CORE)
+    assert not result.success
+    assert "staging_unresolved_names.no_unresolved_names_in_figures" in failures(result)
     # the page is past this bound: its name must not block, nor its rows be derived
     bound = datetime(2026, 11, 29, 12, tzinfo=UTC)
-    outcome = execute(settings, bound)
-    assert outcome.success, outcome.failures + outcome.failed_checks
+    result = materialize(settings, UP_TO_CORE, as_of=bound)
+    assert result.success, failures(result)
     late = _query(
         settings,
         "SELECT count(*) FROM core.observations AS o JOIN core.snapshots AS s USING (snapshot_id) "
@@ -201,10 +198,10 @@ def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):
 
 def test_the_fingerprint_reads_each_reviewed_file_once():
     from pipeline.dagster.fingerprint import _input_lines
-    from pipeline.support.settings import METADATA_DIR
+    from pipeline.support.settings import BUNDLED_METADATA
 
     lines = _input_lines(Settings.resolve(), None)
-    for path in METADATA_DIR.glob("*.toml"):
+    for path in BUNDLED_METADATA.glob("*.toml"):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         hashed = [line for line in lines if line.endswith(digest) and line.startswith("code:")]
         assert hashed == [], f"{path.name} is hashed as code too"

@@ -160,7 +160,10 @@ def test_a_later_build_that_fails_is_an_error_not_figures(
     assert builds == list(range(1, failing + 1))  # nothing measured after the failure
     name = {2: "one-more-day", 3: "nothing-new"}[failing]
     assert f"the {name} build failed (exit 1)" in result.err
-    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    # one line of error, last, after the progress lines (the build's output among them)
+    errors = [line for line in result.err.splitlines() if line.startswith("speedbook bench:")]
+    assert len(errors) == 1 and result.err.rstrip().endswith(errors[0])
+    assert "Traceback" not in result.err
     assert "full build" not in result.out  # no table of figures
 
 

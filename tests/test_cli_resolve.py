@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from pipeline.support.settings import METADATA_DIR
+from pipeline.support.settings import BUNDLED_METADATA
 
 KEYS = [
     "input",
@@ -110,7 +110,7 @@ def test_help_explains_with_examples(cli):
 
 def test_broken_alias_tables_are_a_one_line_error(cli, tmp_path):
     metadata = tmp_path / "metadata"
-    shutil.copytree(METADATA_DIR, metadata)
+    shutil.copytree(BUNDLED_METADATA, metadata)
     with (metadata / "provider_aliases.csv").open("a", encoding="utf-8") as handle:
         handle.write("Cloudy,cloudy-inc,\n")
     result = cli("resolve", "provider", "Groq", "--metadata", str(metadata))
@@ -124,7 +124,7 @@ def test_broken_alias_tables_are_a_one_line_error(cli, tmp_path):
 
 def test_metadata_option_points_at_a_reviewed_copy(cli, tmp_path):
     metadata = tmp_path / "metadata"
-    shutil.copytree(METADATA_DIR, metadata)
+    shutil.copytree(BUNDLED_METADATA, metadata)
     with (metadata / "provider_aliases.csv").open("a", encoding="utf-8") as handle:
         handle.write("Groq Inc,groq,trying out an alias\n")
     assert cli("resolve", "provider", "Groq Inc").status == 1

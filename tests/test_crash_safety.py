@@ -29,8 +29,7 @@ from pipeline.release.publish import (
     read_release,
     release_problems,
 )
-from pipeline.support import progress
-from pipeline.support.settings import METADATA_DIR, Settings
+from pipeline.support.settings import BUNDLED_METADATA, Settings
 
 JUNE = "2026.06.28"
 POINTS = ("writing", "written", "populated", "renamed", "switching")
@@ -117,8 +116,9 @@ def june_build(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """A warehouse whose only release is the June one (built --as-of 2026-06-30)."""
     root = tmp_path_factory.mktemp("crash")
     shutil.copytree(BUNDLED_RAW, root / "warehouse" / "raw")
-    settings = Settings.resolve(METADATA_DIR / "sources.toml", root / "warehouse", root / "exports")
-    progress.set_reporter(None)
+    settings = Settings.resolve(
+        BUNDLED_METADATA / "sources.toml", root / "warehouse", root / "exports"
+    )
     outcome = execute(settings, datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC))
     assert outcome.success, outcome.failures + outcome.failed_checks
     assert list_versions(settings.exports) == [JUNE]
@@ -168,7 +168,9 @@ def test_a_killed_build_never_damages_the_last_release(june_build, tmp_path):
     root = tmp_path / "copy"
     shutil.copytree(june_build.warehouse, root / "warehouse")
     shutil.copytree(june_build.exports, root / "exports", symlinks=True)
-    settings = Settings.resolve(METADATA_DIR / "sources.toml", root / "warehouse", root / "exports")
+    settings = Settings.resolve(
+        BUNDLED_METADATA / "sources.toml", root / "warehouse", root / "exports"
+    )
     june = _hashes(settings.exports / JUNE)
     build = [sys.executable, "-m", "pipeline.cli", "build"]
 
@@ -188,7 +190,6 @@ def test_a_killed_build_never_damages_the_last_release(june_build, tmp_path):
     assert [name.split("-")[1] for name in leftovers(settings.exports)] == ["2026.11.29"]
     assert os.readlink(settings.exports / "latest") == JUNE
 
-    progress.set_reporter(None)
     outcome = execute(settings)
     assert outcome.success, outcome.failures + outcome.failed_checks
     assert leftovers(settings.exports) == []

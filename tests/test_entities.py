@@ -14,7 +14,7 @@ from pipeline.normalise.entities import (
     Resolver,
     alias_key,
 )
-from pipeline.support.settings import METADATA_DIR
+from pipeline.support.settings import BUNDLED_METADATA
 
 CSV_FILES = ("providers.csv", "provider_aliases.csv", "models.csv", "model_aliases.csv")
 LLMPERF_SUMMARIES = sorted(
@@ -45,7 +45,7 @@ LLMPERF_MODELS = {
 
 @pytest.fixture(scope="module")
 def resolver() -> Resolver:
-    return Resolver.load()
+    return Resolver.load(BUNDLED_METADATA)
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def metadata(tmp_path: Path) -> Path:
     directory = tmp_path / "metadata"
     directory.mkdir()
     for name in CSV_FILES:
-        shutil.copy(METADATA_DIR / name, directory / name)
+        shutil.copy(BUNDLED_METADATA / name, directory / name)
     return directory
 
 
@@ -262,7 +262,7 @@ def test_bundled_aliases_are_reachable(resolver):
         ("provider_aliases.csv", "provider", "provider_id"),
         ("model_aliases.csv", "model", "model_id"),
     ):
-        with (METADATA_DIR / name).open(encoding="utf-8", newline="") as handle:
+        with (BUNDLED_METADATA / name).open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle):
                 assert resolver.resolve(kind, row["alias"]).entity_id == row[column], row
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_parse_support import MB, SOURCES, bundled, edit, frame, parse, refused
+from test_parse_support import MB, REVIEWED, SOURCES, bundled, edit, frame, parse, refused
 
 from pipeline.extract import SnapshotInput
-from pipeline.normalise.reviewed import load_claims
 
 CLAIM_PAGES = sorted(s.id for s in SOURCES.values() if s.format == "claim_page")
 GROQ = "groq-llama-3-3-70b-benchmark"
@@ -31,7 +30,7 @@ def unreviewed(data: bytes, snapshot: SnapshotInput | None = None) -> list[tuple
 def test_every_reviewed_quote_is_found_and_no_figure_is_left_unreviewed(source_id: str) -> None:
     reviewed = {
         (claim.id, evidence.quote)
-        for claim in load_claims()
+        for claim in REVIEWED.claims
         for evidence in claim.evidence
         if evidence.source == source_id
     }

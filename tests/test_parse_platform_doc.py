@@ -6,11 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_parse_support import MB, SOURCES, bundled, edit, frame, parse, refused
+from test_parse_support import MB, REVIEWED, SOURCES, bundled, edit, frame, parse, refused
 
-from pipeline.normalise.reviewed import load_platforms
-
-PLATFORMS = {platform.doc_source: platform for platform in load_platforms()}
+PLATFORMS = {platform.doc_source: platform for platform in REVIEWED.platforms}
 BEDROCK = "amazon-bedrock-models"
 
 

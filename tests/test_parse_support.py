@@ -17,12 +17,14 @@ from conftest import BUNDLED_RAW
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import Frames
+from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
-from pipeline.support.settings import METADATA_DIR
+from pipeline.support.settings import BUNDLED_METADATA
 
 BUNDLED = SnapshotStore(BUNDLED_RAW)
-SOURCES: dict[str, Source] = load_registry(METADATA_DIR / "sources.toml")
+SOURCES: dict[str, Source] = load_registry(BUNDLED_METADATA / "sources.toml")
+REVIEWED = ReviewedFiles.load(BUNDLED_METADATA)  # what the prose parsers read
 FIXTURES = Path(__file__).parent / "fixtures"
 MB = 1_000_000
 PROVENANCE = ["source_id", "snapshot_id", "observed_at"]
@@ -37,7 +39,7 @@ def bundled(source_id: str, day: str = "") -> SnapshotInput:
         if meta.obtained_by == "bundled" and meta.retrieved_at.startswith(day)
     ]
     assert metas, f"no bundled snapshot of {source_id} on {day!r}"
-    return SnapshotInput(metas[-1], SOURCES[source_id], BUNDLED.read(metas[-1]))
+    return SnapshotInput(metas[-1], SOURCES[source_id], BUNDLED.read(metas[-1]), REVIEWED)
 
 
 def parse(snapshot: SnapshotInput, data: bytes | None = None) -> Frames:
@@ -105,7 +107,7 @@ def in_fixture_store(
         extension=extension,
         note="test fixture",
     ).meta
-    return SnapshotInput(meta, source, store.read(meta))
+    return SnapshotInput(meta, source, store.read(meta), REVIEWED)
 
 
 # Every bundled snapshot, with the parser its source's format names.

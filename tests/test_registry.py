@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.sources.registry import RegistryError, load_registry
-from pipeline.support.settings import METADATA_DIR
+from pipeline.support.settings import BUNDLED_METADATA
 
 GOOD = """
 [[source]]
@@ -24,7 +24,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_bundled_registry_loads_with_required_ids():
-    sources = load_registry(METADATA_DIR / "sources.toml")
+    sources = load_registry(BUNDLED_METADATA / "sources.toml")
     assert len(sources) >= 20
     assert sources["cloudflare-workers-ai"].format == "cloudflare_models"
     assert sources["openrouter"].url == "https://openrouter.ai/api/v1/models"

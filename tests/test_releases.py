@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import BUNDLED_RAW
+from conftest import BUNDLED_RAW, progress_lines
 
 from pipeline.cli import main
 from pipeline.raw.snapshots import SnapshotStore
@@ -38,8 +38,7 @@ from pipeline.release.publish import (
     publish_release,
     read_release,
 )
-from pipeline.support import progress
-from pipeline.support.settings import METADATA_DIR, Settings
+from pipeline.support.settings import BUNDLED_METADATA, Settings
 
 AA_LLAMA = "aa-llama-3-3-instruct-70b"
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
@@ -63,13 +62,9 @@ class Scenario:
 
 def _build(settings: Settings, *options: str) -> list[str]:
     """`speedbook build` in-process; returns its progress lines."""
-    lines: list[str] = []
-    progress.set_reporter(lines.append)
-    try:
+    with progress_lines() as lines:
         locations = ["--registry", str(settings.registry), "--warehouse", str(settings.warehouse)]
         status = main(["build", *options, *locations, "--exports", str(settings.exports)])
-    finally:
-        progress.set_reporter(None)
     assert status == 0, lines
     return lines
 
@@ -96,7 +91,9 @@ def _add_groq_page(settings: Settings, speed: str) -> None:
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     root = tmp_path_factory.mktemp("releases")
     shutil.copytree(BUNDLED_RAW, root / "warehouse" / "raw")
-    settings = Settings.resolve(METADATA_DIR / "sources.toml", root / "warehouse", root / "exports")
+    settings = Settings.resolve(
+        BUNDLED_METADATA / "sources.toml", root / "warehouse", root / "exports"
+    )
     result = Scenario(settings, [], [])
     for step in STEPS:
         if step == "groq":

@@ -9,22 +9,28 @@ import pytest
 
 from pipeline.normalise.reviewed import (
     ReviewedFileError,
+    ReviewedFiles,
     load_claims,
     load_platforms,
     unregistered_sources,
 )
 from pipeline.sources.registry import load_registry
-from pipeline.support.settings import Settings
+from pipeline.support.settings import BUNDLED_METADATA, Settings
+
+
+def _bundled() -> tuple[tuple, tuple]:
+    reviewed = ReviewedFiles.load(BUNDLED_METADATA)
+    return reviewed.claims, reviewed.platforms
 
 
 def test_the_bundled_reviewed_files_cite_only_registered_sources() -> None:
     registry = load_registry(Settings.resolve().registry)
-    assert unregistered_sources(load_claims(), load_platforms(), registry) == []
+    assert unregistered_sources(*_bundled(), registry) == []
 
 
 def test_a_misspelt_source_is_named_with_where_it_is_cited() -> None:
     registry = load_registry(Settings.resolve().registry)
-    claims, platforms = load_claims(), load_platforms()
+    claims, platforms = _bundled()
     claim = claims[0]
     typo = dataclasses.replace(
         claim, evidence=(dataclasses.replace(claim.evidence[0], source="cerebras-launhc"),)

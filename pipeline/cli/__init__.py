@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from pipeline.support.errors import CommandError
+from pipeline.support.progress import log_to_stderr
 from pipeline.support.settings import Settings
 
 COMMAND_MODULES = (
@@ -87,6 +88,7 @@ def build_parser(commands: dict[str, ModuleType] | None = None) -> argparse.Argu
 def main(argv: Sequence[str] | None = None) -> int:
     commands = _load_commands()
     args = build_parser(commands).parse_args(argv)
+    log_to_stderr()
     settings = Settings.resolve(args.registry, args.warehouse, args.exports)
     try:
         return int(commands[args.command].run(args, settings))

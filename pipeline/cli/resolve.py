@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pipeline.normalise.entities import KINDS, AliasError, Resolution, Resolver
 from pipeline.support.errors import CommandError
-from pipeline.support.settings import METADATA_DIR, Settings
+from pipeline.support.settings import Settings
 
 NAME = "resolve"
 HELP = "show which provider or model (and variant) raw names resolve to"
@@ -45,9 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--metadata",
         metavar="DIR",
         type=Path,
-        default=METADATA_DIR,
         help="directory with providers.csv, models.csv and their alias tables "
-        "(default: pipeline/metadata)",
+        "(default: $SPEEDBOOK_METADATA, else pipeline/metadata)",
     )
 
 
@@ -67,7 +66,7 @@ def resolution_record(kind: str, resolution: Resolution) -> dict[str, object]:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        resolver = Resolver.load(args.metadata)
+        resolver = Resolver.load(args.metadata or settings.metadata)
     except AliasError as error:
         raise CommandError(str(error)) from None
     resolutions = resolver.resolve_many(args.kind, args.texts)

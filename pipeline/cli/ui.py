@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 from pipeline.support.errors import CommandError
-from pipeline.support.settings import ENV_EXPORTS, ENV_REGISTRY, ENV_WAREHOUSE, Settings
+from pipeline.support.settings import (
+    ENV_EXPORTS,
+    ENV_METADATA,
+    ENV_REGISTRY,
+    ENV_WAREHOUSE,
+    Settings,
+)
 
 NAME = "ui"
 HELP = "open the Dagster UI (dagster dev) on this project's instance"
@@ -69,6 +75,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         ENV_REGISTRY: str(settings.registry),
         ENV_WAREHOUSE: str(settings.warehouse),
         ENV_EXPORTS: str(settings.exports),
+        ENV_METADATA: str(settings.metadata),
     }
     command = [
         executable,

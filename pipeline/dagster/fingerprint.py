@@ -15,7 +15,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.support.settings import METADATA_DIR, PACKAGE_DIR, Settings
+from pipeline.support.settings import PACKAGE_DIR, Settings
 
 CODE_DIRS = (PACKAGE_DIR,)  # the package holds its SQL and schemas too
 CODE_SUFFIXES = (".py", ".sql", ".json", ".toml", ".csv")
@@ -36,15 +36,16 @@ def _file_hashes(directory: Path, skip: Path | None = None) -> list[str]:
 def _input_lines(settings: Settings, as_of: datetime | None) -> list[str]:
     """Everything but the snapshot store. The reviewed files live under pipeline/ by default:
     the code pass leaves them to the metadata pass, so each file is read and hashed once."""
+    metadata = settings.metadata
     return [
         f"as_of:{as_of.isoformat() if as_of else ''}",
         f"registry:{hashlib.sha256(settings.registry.read_bytes()).hexdigest()}",
         *(
             f"code:{line}"
             for directory in CODE_DIRS
-            for line in _file_hashes(directory, skip=METADATA_DIR)
+            for line in _file_hashes(directory, skip=metadata)
         ),
-        *(f"metadata:{line}" for line in _file_hashes(METADATA_DIR)),
+        *(f"metadata:{line}" for line in _file_hashes(metadata)),
     ]
 
 

@@ -1,29 +1,61 @@
 """Assemble the asset graph for one registry, one warehouse and one as-of date."""
 
 from datetime import datetime
+from pathlib import Path
 
 import dagster as dg
 
 from pipeline.dagster.assets.core import core_tables, mart_views, staging_unresolved_names
-from pipeline.dagster.assets.raw import build_raw_specs
+from pipeline.dagster.assets.raw import build_inventory_asset, build_raw_specs
 from pipeline.dagster.assets.release import out_exports, out_release
 from pipeline.dagster.assets.staging import build_staging_assets
-from pipeline.dagster.resources import SpeedbookResource
+from pipeline.dagster.resources import build_resources
+from pipeline.normalise.reviewed import file_digests
+from pipeline.raw.snapshots import parse_utc
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
+
+# A run launched from the UI runs each step in its own process. Every step writes the one
+# DuckDB file, which takes one writing process at a time: one step at a time. Each process is
+# forked from a server that imported the pipeline once (not a fresh interpreter per step).
+EXECUTOR = dg.multiprocess_executor.configured(
+    {
+        "max_concurrent": 1,
+        "start_method": {"forkserver": {"preload_modules": ["pipeline.dagster.graph"]}},
+    },
+    name="one_step_at_a_time",
+)
+BUILD_JOB = "build"  # every asset: what `speedbook build` runs, and a run the UI can launch
 
 
 def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.Definitions:
     sources = load_registry(settings.registry)
+    try:
+        digests = file_digests(settings.metadata)  # the staging assets' code versions
+    except OSError:
+        digests = None  # the run reports the missing folder
     return dg.Definitions(
         assets=[
             *build_raw_specs(sources),
-            *build_staging_assets(sources),
+            build_inventory_asset(sources),
+            *build_staging_assets(sources, digests),
             staging_unresolved_names,
             core_tables,
             mart_views,
             out_exports,
             out_release,
         ],
-        resources={"speedbook": SpeedbookResource.from_settings(settings, as_of)},
+        jobs=[dg.define_asset_job(BUILD_JOB, selection=dg.AssetSelection.all())],
+        resources=build_resources(settings, as_of),
+        executor=EXECUTOR,
     )
+
+
+def build_job(
+    registry: str, warehouse: str, exports: str, metadata: str, as_of: str = ""
+) -> dg.JobDefinition:
+    """The build job of these locations, from arguments that survive a process boundary: what
+    `dg.build_reconstructable_job` rebuilds in the process of each step of a multiprocess run."""
+    settings = Settings(Path(registry), Path(warehouse), Path(exports), Path(metadata))
+    definitions = build_definitions(settings, parse_utc(as_of) if as_of else None)
+    return definitions.resolve_job_def(BUILD_JOB)

@@ -1,38 +1,123 @@
-"""The one resource every asset shares: where the data lives and which date a build describes."""
+"""What every asset shares: where the data lives, which date a build describes, what the assets
+of a run read in common, and how the values passed between assets are stored."""
 
+from __future__ import annotations
+
+import json
+import os
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import dagster as dg
+from pydantic import PrivateAttr
 
-from pipeline.raw.snapshots import parse_utc
+from pipeline.normalise.entities import Resolver
+from pipeline.normalise.reviewed import ReviewedFiles
+from pipeline.raw.inventory import Inventory, take_inventory
+from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.settings import Settings
 
 
 class SpeedbookResource(dg.ConfigurableResource):
+    """The locations and the as-of date of a build, and a per-run cache of what several assets
+    read: the registry, the inventory, the alias tables and the reviewed files, each loaded on
+    first use. Dagster makes one resource per run and process, so every asset of a
+    `speedbook build` (in-process) shares one inventory, and a step in its own process (the
+    UI's multiprocess executor) loads its own."""
+
     registry: str
     warehouse: str
     exports: str
+    metadata: str  # the folder of reviewed files
     as_of: str = ""  # ISO 8601; empty means "every snapshot on disk"
 
+    _sources: dict[str, Source] | None = PrivateAttr(default=None)
+    _inventories: dict[bool, Inventory] = PrivateAttr(default_factory=dict)
+    _resolver: Resolver | None = PrivateAttr(default=None)
+    _reviewed: ReviewedFiles | None = PrivateAttr(default=None)
+
     @classmethod
-    def from_settings(
-        cls, settings: Settings, as_of: datetime | None = None
-    ) -> "SpeedbookResource":
+    def from_settings(cls, settings: Settings, as_of: datetime | None = None) -> SpeedbookResource:
         return cls(
             registry=str(settings.registry),
             warehouse=str(settings.warehouse),
             exports=str(settings.exports),
+            metadata=str(settings.metadata),
             as_of=as_of.isoformat() if as_of else "",
         )
 
     @property
     def settings(self) -> Settings:
-        return Settings.resolve(self.registry, self.warehouse, self.exports)
+        return Settings.resolve(self.registry, self.warehouse, self.exports, self.metadata)
 
     @property
     def as_of_time(self) -> datetime | None:
         return parse_utc(self.as_of) if self.as_of else None
 
+    def store(self) -> SnapshotStore:
+        return SnapshotStore(self.settings.raw_dir)
+
     def sources(self) -> dict[str, Source]:
-        return load_registry(self.settings.registry)
+        if self._sources is None:
+            self._sources = load_registry(self.settings.registry)
+        return self._sources
+
+    def inventory(self, *, whole_history: bool = False) -> Inventory:
+        """The snapshots this build reads (up to its as-of time), or with `whole_history` every
+        snapshot on disk. Read once per run: every asset of it sees the same snapshots."""
+        whole = whole_history or not self.as_of
+        if whole not in self._inventories:
+            as_of = None if whole else self.as_of_time
+            self._inventories[whole] = take_inventory(self.store(), self.sources(), as_of)
+        return self._inventories[whole]
+
+    def resolver(self) -> Resolver:
+        if self._resolver is None:
+            self._resolver = Resolver.load(self.settings.metadata)
+        return self._resolver
+
+    def reviewed(self) -> ReviewedFiles:
+        if self._reviewed is None:
+            self._reviewed = ReviewedFiles.load(self.settings.metadata)
+        return self._reviewed
+
+
+class DocumentIOManager(dg.ConfigurableIOManager):
+    """Passes JSON documents between assets (the exports, to the release) as one file per asset
+    under the Dagster instance's storage: the same in a step of its own process as in-process."""
+
+    base_dir: str
+
+    def _path(self, key: dg.AssetKey) -> Path:
+        return Path(self.base_dir) / f"{key.to_python_identifier()}.json"
+
+    def handle_output(self, context: dg.OutputContext, obj: dict[str, Any]) -> None:
+        path = self._path(context.asset_key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        text = json.dumps(obj, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # a reader sees the old document or the new, never half of one
+
+    def load_input(self, context: dg.InputContext) -> dict[str, Any]:
+        path = self._path(context.asset_key)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise dg.Failure(
+                f"{path} is missing: materialise {context.asset_key.to_user_string()} first"
+            ) from None
+
+
+def build_resources(settings: Settings, as_of: datetime | None = None) -> dict[str, Any]:
+    """The resources of the graph. Values between assets live under the instance's `storage/`
+    with explicit IO managers, so an in-process run stores them as a multiprocess one does
+    (Dagster's default would keep them in memory in-process)."""
+    storage = settings.dagster_home / "storage"
+    return {
+        "speedbook": SpeedbookResource.from_settings(settings, as_of),
+        "io_manager": dg.FilesystemIOManager(base_dir=str(storage)),
+        "documents": DocumentIOManager(base_dir=str(storage / "documents")),
+    }

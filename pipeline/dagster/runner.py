@@ -8,22 +8,30 @@ import logging
 import os
 import resource
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 import dagster as dg
 
 from pipeline.dagster.fingerprint import build_fingerprint
-from pipeline.support import timing
-from pipeline.support.progress import report
+from pipeline.support.progress import LOGGER, report
 from pipeline.support.settings import Settings
+from pipeline.support.timing import STAGE_METADATA, total_seconds
 
-INSTANCE_YAML = """\
-# Written by `speedbook build`. `speedbook ui` opens the Dagster UI on this instance.
+INSTANCE_HEADER = "# Written by `speedbook build`."
+# python_logs: the pipeline's progress lines (logger `speedbook`) go into every run's log,
+# whichever process runs a step.
+INSTANCE_YAML = f"""\
+{INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance.
 telemetry:
   enabled: false
 freshness:
   enabled: true
+python_logs:
+  managed_python_loggers:
+    - {LOGGER}
+  python_log_level: INFO
 """
 REPORT_FILE = "build_report.json"
 
@@ -32,7 +40,12 @@ def dagster_instance(settings: Settings) -> dg.DagsterInstance:
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
+    try:
+        current = config.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    # ours (an earlier version's, too) is brought up to date; a file someone wrote is theirs
+    if current is None or (current.startswith(INSTANCE_HEADER) and current != INSTANCE_YAML):
         config.write_text(INSTANCE_YAML, encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home)
     return dg.DagsterInstance.from_config(str(home))
@@ -87,24 +100,11 @@ def execute(
         report(f"nothing new since the last build: release {release} stands")
         return BuildOutcome(True, "", skipped=True, wall_seconds=time.perf_counter() - started)
 
-    from pipeline.dagster.assets.raw import report_new_snapshots
-    from pipeline.dagster.graph import build_definitions
-    from pipeline.raw.inventory import cached_inventory, clear_cache
-    from pipeline.raw.snapshots import SnapshotStore
-    from pipeline.sources.registry import load_registry
+    from pipeline.dagster.graph import BUILD_JOB, build_definitions
 
-    timing.reset()
-    clear_cache()
-    defs = build_definitions(settings, as_of=as_of)
-    job = defs.resolve_implicit_global_asset_job_def()
+    job = build_definitions(settings, as_of=as_of).resolve_job_def(BUILD_JOB)
     logging.getLogger("dagster").setLevel(logging.ERROR)
     with dagster_instance(settings) as instance:
-        with timing.stage("inventory"):
-            inventory = cached_inventory(
-                SnapshotStore(settings.raw_dir), load_registry(settings.registry)
-            )
-        reported = report_new_snapshots(instance, inventory)
-        report(f"raw: {reported} source(s) with a new snapshot since the last build")
         result = job.execute_in_process(
             instance=instance,
             raise_on_error=False,
@@ -130,7 +130,7 @@ def execute(
         result.run_id,
         failures,
         failed_checks,
-        stages=timing.snapshot(),
+        stages=stage_seconds(result.all_events),
         wall_seconds=round(time.perf_counter() - started, 3),
     )
     _write_report(
@@ -145,6 +145,19 @@ def execute(
         },
     )
     return outcome
+
+
+def stage_seconds(events: Iterable[dg.DagsterEvent]) -> dict[str, float]:
+    """Seconds per stage over a run: the sum of what its steps recorded in their
+    materialisations' metadata (pipeline/support/timing.py)."""
+    parts = []
+    for event in events:
+        if event.event_type != dg.DagsterEventType.ASSET_MATERIALIZATION:
+            continue
+        recorded = event.step_materialization_data.materialization.metadata.get(STAGE_METADATA)
+        if recorded is not None:
+            parts.append(recorded.value)
+    return total_seconds(parts)
 
 
 def _release_version(result: dg.ExecuteInProcessResult) -> str | None:

@@ -6,11 +6,13 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 import pandas as pd
 import pandera.errors as pa_errors
 
+from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
@@ -31,6 +33,8 @@ class SnapshotInput:
     meta: SnapshotMeta
     source: Source
     data: bytes
+    # The build's reviewed files, for the parsers that read them (`Parser.reads`).
+    reviewed: ReviewedFiles | None = None
 
     @property
     def snapshot_id(self) -> str:
@@ -42,6 +46,11 @@ class SnapshotInput:
 
     def fail(self, message: str) -> ExtractError:
         return ExtractError(self.snapshot_id, message)
+
+    def reviewed_files(self) -> ReviewedFiles:
+        if self.reviewed is None:
+            raise self.fail(f"{self.source.format} is read through the reviewed files; none given")
+        return self.reviewed
 
     def text(self) -> str:
         try:
@@ -59,12 +68,28 @@ ParseFunction = Callable[[SnapshotInput], Frames]
 @dataclass(frozen=True)
 class Parser:
     """A format's parser. `version` is part of the extraction cache key: bump it whenever the
-    parser's output for the same bytes would change."""
+    parser's output for the same bytes would change. A parser whose output also depends on
+    reviewed files names them in `reads`; their digests join the key (`cache_version`)."""
 
     format: str
     version: str
     frames: tuple[str, ...]
     parse: ParseFunction
+    reads: tuple[str, ...] = ()  # file names in the metadata folder, e.g. "claims.toml"
+
+    def cache_version(self, digests: Mapping[str, str] | None) -> str:
+        """`version`, then `+<file stem>.<digest>` per file it reads (`digests`: the reviewed
+        files', `ReviewedFiles.digests`): what the staging cache keys on."""
+        if not self.reads:
+            return self.version
+        if digests is None:
+            raise ValueError(f"parser {self.format} reads {', '.join(self.reads)}: none given")
+        missing = [name for name in self.reads if name not in digests]
+        if missing:
+            raise ValueError(f"parser {self.format} reads {', '.join(missing)}: no such file")
+        return self.version + "".join(
+            f"+{PurePath(name).stem}.{digests[name]}" for name in self.reads
+        )
 
 
 _PROVENANCE = ("source_id", "snapshot_id", "observed_at")

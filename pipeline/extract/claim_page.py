@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import find_evidence, normalise_for_match, unreviewed_figures
-from pipeline.normalise.reviewed import file_digest
-from pipeline.support.settings import METADATA_DIR
+from pipeline.normalise.reviewed import CLAIMS_FILE
 from pipeline.support.text import page_text
 
 
@@ -26,8 +25,6 @@ def parse(snapshot: SnapshotInput) -> Frames:
     }
 
 
-def version() -> str:
-    return f"2+claims.{file_digest(METADATA_DIR / 'claims.toml')}"
-
-
-PARSER = Parser("claim_page", version(), ("claim_evidence", "unreviewed_figures"), parse)
+PARSER = Parser(
+    "claim_page", "2", ("claim_evidence", "unreviewed_figures"), parse, reads=(CLAIMS_FILE,)
+)

@@ -10,8 +10,7 @@ from pipeline.extract.cells import TOKENS_PER_S, require_unit
 from pipeline.extract.evidence import find_evidence, normalise_for_match
 from pipeline.extract.html import Table, describe_tables, element_text, parse_html, tables
 from pipeline.normalise.numbers import Figure, FigureError, parse_figure
-from pipeline.normalise.reviewed import file_digest
-from pipeline.support.settings import METADATA_DIR
+from pipeline.normalise.reviewed import CLAIMS_FILE
 from pipeline.support.text import page_text, safe_url, shorten
 
 _CONTEXT = re.compile(r"\(([^()]*\b(?:t/s|tok/s|tokens)\b[^()]*)\)\s*$", re.IGNORECASE)
@@ -249,7 +248,8 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "compilation_page",
-    f"3+claims.{file_digest(METADATA_DIR / 'claims.toml')}",
+    "3",
     ("compilation_figures", "compilation_platforms", "claim_evidence"),
     parse,
+    reads=(CLAIMS_FILE,),
 )

@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from pipeline.extract.base import SnapshotInput
-from pipeline.normalise.reviewed import Claim, load_claims
+from pipeline.normalise.reviewed import Claim
 
 _QUOTES = (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("\u00a0", " "))
 # A number followed by a speed unit. It starts where a number starts (never inside a run of
@@ -75,10 +75,10 @@ class PageText:
         return found
 
 
-def claims_citing(source_id: str) -> list[tuple[Claim, str]]:
+def claims_citing(claims: tuple[Claim, ...], source_id: str) -> list[tuple[Claim, str]]:
     return [
         (claim, evidence.quote)
-        for claim in load_claims()
+        for claim in claims
         for evidence in claim.evidence
         if evidence.source == source_id
     ]
@@ -92,7 +92,7 @@ def find_evidence(
     rows: list[dict[str, str]] = []
     spans: list[tuple[int, int]] = []
     page = PageText(text)
-    for claim, quote in claims_citing(snapshot.source.id):
+    for claim, quote in claims_citing(snapshot.reviewed_files().claims, snapshot.source.id):
         matches = page.spans(quote)
         if not matches:
             raise snapshot.fail(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import PageText, normalise_for_match
-from pipeline.normalise.reviewed import file_digest, load_platforms
-from pipeline.support.settings import METADATA_DIR
+from pipeline.normalise.reviewed import PLATFORMS_FILE
 from pipeline.support.text import page_text
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
-    platforms = [p for p in load_platforms() if p.doc_source == snapshot.source.id]
+    reviewed = snapshot.reviewed_files()
+    platforms = [p for p in reviewed.platforms if p.doc_source == snapshot.source.id]
     if not platforms:
         raise snapshot.fail(
             "no platform in pipeline/metadata/platforms.toml names this source as its doc_source"
@@ -36,9 +36,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"platform_statements": validated("platform_statements", snapshot, rows)}
 
 
-PARSER = Parser(
-    "platform_doc",
-    f"2+platforms.{file_digest(METADATA_DIR / 'platforms.toml')}",
-    ("platform_statements",),
-    parse,
-)
+PARSER = Parser("platform_doc", "2", ("platform_statements",), parse, reads=(PLATFORMS_FILE,))

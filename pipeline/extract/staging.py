@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import deferred, frame_of, validate_frame
+from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore, sha256_hex
 from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
@@ -98,6 +99,7 @@ class _Job:
     raw_root: str
     size: int
     mtime_ns: int
+    version: str  # the parser's cache version (Parser.cache_version)
 
 
 @dataclass
@@ -112,7 +114,9 @@ class _Chunk:
     validate_seconds: float = 0.0
 
 
-def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | SnapshotDamaged:
+def _parse(
+    job: _Job, store: SnapshotStore, reviewed: ReviewedFiles | None
+) -> dict[str, list[dict]] | str | SnapshotDamaged:
     sid = job.meta.snapshot_id
     try:
         data = store.read(job.meta)
@@ -123,17 +127,18 @@ def _parse(job: _Job, store: SnapshotStore) -> dict[str, list[dict]] | str | Sna
     parser = PARSERS[job.source.format]
     try:
         with deferred():
-            return parser.parse(SnapshotInput(job.meta, job.source, data))  # type: ignore[return-value]
+            snapshot = SnapshotInput(job.meta, job.source, data, reviewed)
+            return parser.parse(snapshot)  # type: ignore[return-value]
     except ExtractError as error:
         return str(error)
     except RecursionError:
         return f"{sid}: document nested too deeply to parse"
     except Exception as error:  # a parser bug: this snapshot fails, the others still load
-        name = f"{job.source.format} v{parser.version}"
+        name = f"{job.source.format} v{job.version}"
         return f"{sid}: parser {name} failed: {type(error).__name__}: {error}"
 
 
-def _run_chunk(jobs: list[_Job]) -> _Chunk:
+def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line)."""
     import time
 
@@ -146,7 +151,7 @@ def _run_chunk(jobs: list[_Job]) -> _Chunk:
     started = time.perf_counter()
     for job in jobs:
         sid = job.meta.snapshot_id
-        result = _parse(job, store)
+        result = _parse(job, store, reviewed)
         if isinstance(result, SnapshotDamaged):
             chunk.damaged[sid] = str(result)
             continue
@@ -215,7 +220,7 @@ def _extraction_row(
         "snapshot_id": job.meta.snapshot_id,
         "source_id": job.source.id,
         "format": job.source.format,
-        "parser_version": PARSERS[job.source.format].version,
+        "parser_version": job.version,
         "sha256": job.meta.sha256,
         "file_size": job.size,
         "file_mtime_ns": job.mtime_ns,
@@ -247,25 +252,27 @@ def _upsert_extractions(
 def _plan(
     con: duckdb.DuckDBPyConnection,
     store: SnapshotStore,
-    snapshots: Iterable[tuple[SnapshotMeta, Source]],
+    snapshots: list[tuple[SnapshotMeta, Source]],
     result: ExtractReport,
     previous: dict[str, tuple],
+    versions: dict[str, str],
 ) -> list[_Job]:
     jobs: list[_Job] = []
     marks: list[dict[str, object]] = []
     now = datetime.now(UTC)
     for meta, source in snapshots:
         path = store.path_of(meta)
+        version = versions[source.format]
         try:
             stat = os.stat(path)
         except OSError:
-            job = _Job(meta, source, str(store.root), 0, 0)
+            job = _Job(meta, source, str(store.root), 0, 0, version)
             result.damaged.append(f"{meta.snapshot_id}: file missing")
             marks.append(_extraction_row(job, "damaged", "file missing", None, now))
             continue
-        job = _Job(meta, source, str(store.root), stat.st_size, stat.st_mtime_ns)
+        job = _Job(meta, source, str(store.root), stat.st_size, stat.st_mtime_ns, version)
         done = previous.get(meta.snapshot_id)
-        if done is None or done[0] != PARSERS[source.format].version or done[3] == "failed":
+        if done is None or done[0] != version or done[3] == "failed":
             jobs.append(job)
             continue
         if (done[1], done[2]) == (stat.st_size, stat.st_mtime_ns) and done[3] == "ok":
@@ -300,17 +307,18 @@ def _write(
         sid = job.meta.snapshot_id
         if sid in chunk.damaged:
             result.damaged.append(chunk.damaged[sid])
-            extraction_rows.append(_extraction_row(job, "damaged", chunk.damaged[sid], None, now))
+            row = _extraction_row(job, "damaged", chunk.damaged[sid], None, now)
         elif sid in chunk.failed:
             result.failed.append(chunk.failed[sid])
-            extraction_rows.append(_extraction_row(job, "failed", chunk.failed[sid], None, now))
+            row = _extraction_row(job, "failed", chunk.failed[sid], None, now)
         else:
             counts = chunk.counts.get(sid, {})
-            extraction_rows.append(_extraction_row(job, "ok", None, counts, now))
+            row = _extraction_row(job, "ok", None, counts, now)
             result.extracted += 1
             result.new_snapshot_ids.append(sid)
             for name, count in counts.items():
                 result.rows[name] = result.rows.get(name, 0) + count
+        extraction_rows.append(row)
     # Rows to replace exist only for snapshots extracted before (a new parser version, a
     # retried failure); deleting for the others would scan the whole table once per chunk.
     again = [job.meta.snapshot_id for job in jobs if job.meta.snapshot_id in previously_seen]
@@ -346,16 +354,24 @@ def extract(
     store: SnapshotStore,
     snapshots: Iterable[tuple[SnapshotMeta, Source]],
     *,
+    reviewed: ReviewedFiles | None = None,
     workers: int | None = None,
     chunk_size: int = CHUNK,
     label: str = "extract",
 ) -> ExtractReport:
-    """Bring staging up to date for these snapshots. Failures are collected, not raised."""
+    """Bring staging up to date for these snapshots. Failures are collected, not raised.
+    `reviewed`: the build's reviewed files, which the prose parsers read (`Parser.reads`); a
+    snapshot is read again when a file its parser reads changed."""
     ensure_staging(con)
+    pairs = list(snapshots)
+    # raises ValueError, before anything is written, if a parser needs reviewed files not given
+    formats = {source.format for _meta, source in pairs}
+    digests = reviewed.digests if reviewed else None
+    versions = {name: PARSERS[name].cache_version(digests) for name in formats}
     result = ExtractReport()
     previous = _previous(con)  # read once: it plans the jobs and tells _write what to replace
     seen = set(previous)
-    jobs = _plan(con, store, snapshots, result, previous)
+    jobs = _plan(con, store, pairs, result, previous, versions)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
     chunks = list(
@@ -373,7 +389,7 @@ def extract(
                 # snapshots there are, and the workers never wait for the writer
                 queue = iter(chunks)
                 pending = deque(
-                    (batch, pool.submit(_run_chunk, batch))
+                    (batch, pool.submit(_run_chunk, batch, reviewed))
                     for batch in itertools.islice(queue, 2 * workers)
                 )
                 while pending:
@@ -381,7 +397,7 @@ def extract(
                     chunk = future.result()
                     following = next(queue, None)
                     if following is not None:
-                        pending.append((following, pool.submit(_run_chunk, following)))
+                        pending.append((following, pool.submit(_run_chunk, following, reviewed)))
                     _write(con, batch, chunk, result, seen)
                     done += len(batch)
                     report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
@@ -389,7 +405,7 @@ def extract(
             con.execute("RESET threads")
     else:
         for batch in chunks:
-            _write(con, batch, _run_chunk(batch), result, seen)
+            _write(con, batch, _run_chunk(batch, reviewed), result, seen)
             done += len(batch)
             report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
     return result

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from pipeline.normalise.variants import Variant, alias_key, clean_label, parse_variant
-from pipeline.support.settings import METADATA_DIR
 
 PROVIDER = "provider"
 MODEL = "model"
@@ -217,7 +216,7 @@ class Resolver:
         self._memo: dict[tuple[str, str], Resolution] = {}
 
     @classmethod
-    def load(cls, metadata_dir: Path = METADATA_DIR) -> Resolver:
+    def load(cls, metadata_dir: Path) -> Resolver:
         """Read and check the four tables; raises AliasError naming the file and row."""
         metadata_dir = Path(metadata_dir)
         providers = _load_entities(metadata_dir / "providers.csv", ProviderRecord)

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from pipeline.normalise.entities import ID_SLUG
 from pipeline.normalise.numbers import FigureError, parse_figure
 from pipeline.schema.vocabulary import CLAIM_SCOPES, PLATFORM_KINDS, PRECISIONS
-from pipeline.support.settings import METADATA_DIR
+
+CLAIMS_FILE = "claims.toml"
+PLATFORMS_FILE = "platforms.toml"
 
 
 class ReviewedFileError(ValueError):
@@ -158,8 +159,7 @@ def _unique(items: list, what: str, path: Path) -> None:
         seen.add(item.id)
 
 
-@cache
-def load_claims(path: Path = METADATA_DIR / "claims.toml") -> tuple[Claim, ...]:
+def load_claims(path: Path) -> tuple[Claim, ...]:
     entries = _load(path).get("claim", [])
     if not isinstance(entries, list):
         raise ReviewedFileError(f"{path}: expected [[claim]] entries")
@@ -168,8 +168,7 @@ def load_claims(path: Path = METADATA_DIR / "claims.toml") -> tuple[Claim, ...]:
     return tuple(claims)
 
 
-@cache
-def load_platforms(path: Path = METADATA_DIR / "platforms.toml") -> tuple[Platform, ...]:
+def load_platforms(path: Path) -> tuple[Platform, ...]:
     entries = _load(path).get("platform", [])
     if not isinstance(entries, list) or not entries:
         raise ReviewedFileError(f"{path}: expected [[platform]] entries")
@@ -199,3 +198,31 @@ def unregistered_sources(
 def file_digest(path: Path) -> str:
     """Short content hash, folded into parser versions so edits re-run verification."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+
+
+def file_digests(metadata_dir: Path) -> dict[str, str]:
+    """`file_digest` of every file in a metadata folder, by file name. Raises OSError."""
+    files = sorted(path for path in Path(metadata_dir).iterdir() if path.is_file())
+    return {path.name: file_digest(path) for path in files}
+
+
+@dataclass(frozen=True)
+class ReviewedFiles:
+    """The reviewed facts of one metadata folder, read once per build, and a short digest of
+    every file in the folder: a parser that reads a file folds its digest into its cache key."""
+
+    claims: tuple[Claim, ...]
+    platforms: tuple[Platform, ...]
+    digests: Mapping[str, str]  # file name -> file_digest
+
+    @classmethod
+    def load(cls, metadata_dir: Path) -> ReviewedFiles:
+        """Raises ReviewedFileError naming the file and the entry that breaks a rule."""
+        metadata_dir = Path(metadata_dir)
+        claims = load_claims(metadata_dir / CLAIMS_FILE)
+        platforms = load_platforms(metadata_dir / PLATFORMS_FILE)
+        try:
+            digests = file_digests(metadata_dir)
+        except OSError as error:
+            raise ReviewedFileError(f"{metadata_dir}: cannot read: {error}") from None
+        return cls(claims, platforms, digests)

@@ -52,32 +52,3 @@ def take_inventory(
         },
         problems=tuple(problems),
     )
-
-
-_cache: dict[tuple[str, str, tuple[str, ...]], Inventory] = {}
-_reported: set[str] = set()
-
-
-def cached_inventory(
-    store: SnapshotStore, sources: dict[str, Source], as_of: datetime | None = None
-) -> Inventory:
-    """The inventory, read once per build: every asset of a run sees the same snapshots, and a
-    large store's metadata is not re-read by each of them. The runner clears it per build."""
-    key = (str(store.root), as_of.isoformat() if as_of else "", tuple(sorted(sources)))
-    if key not in _cache:
-        _cache[key] = take_inventory(store, sources, as_of)
-    return _cache[key]
-
-
-def unreported_problems(inventory: Inventory) -> list[str]:
-    """The inventory's problems not yet handed out since the cache was last cleared. Every staged
-    asset of a run shares one inventory; this way each problem is reported once, not per asset
-    (a run whose steps are separate processes reports it once per step)."""
-    fresh = [problem for problem in inventory.problems if problem not in _reported]
-    _reported.update(fresh)
-    return fresh
-
-
-def clear_cache() -> None:
-    _cache.clear()
-    _reported.clear()

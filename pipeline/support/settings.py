@@ -1,4 +1,4 @@
-"""Where things live: project root, registry, warehouse and exports, overridable by env vars."""
+"""Where things live: registry, reviewed files, warehouse and exports, overridable by env vars."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the installed `pipeline` package
-ENV_METADATA = "SPEEDBOOK_METADATA"
-# The reviewed files (registry, aliases, claims, platforms). Another folder can stand in for it,
-# e.g. the benchmark's synthetic metadata; read once, when the package is imported.
-METADATA_DIR = Path(os.environ.get(ENV_METADATA) or PACKAGE_DIR / "metadata").resolve()
+# The reviewed files (registry, aliases, claims, platforms) the package ships. Another folder can
+# stand in for it (`Settings.metadata`, e.g. the benchmark's synthetic metadata).
+BUNDLED_METADATA = PACKAGE_DIR / "metadata"
 SQL_DIR = PACKAGE_DIR / "warehouse" / "sql"
 DICTIONARY_PATH = SQL_DIR / "DATA_DICTIONARY.md"  # generated: `speedbook dictionary`
 SCHEMAS_DIR = PACKAGE_DIR / "release" / "schemas"
@@ -18,6 +17,7 @@ SCHEMAS_DIR = PACKAGE_DIR / "release" / "schemas"
 ENV_REGISTRY = "SPEEDBOOK_REGISTRY"
 ENV_WAREHOUSE = "SPEEDBOOK_WAREHOUSE"
 ENV_EXPORTS = "SPEEDBOOK_EXPORTS"
+ENV_METADATA = "SPEEDBOOK_METADATA"
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Settings:
     registry: Path
     warehouse: Path
     exports: Path
+    metadata: Path = BUNDLED_METADATA  # the folder of reviewed files
 
     @property
     def raw_dir(self) -> Path:
@@ -50,13 +51,16 @@ class Settings:
         registry: str | Path | None = None,
         warehouse: str | Path | None = None,
         exports: str | Path | None = None,
+        metadata: str | Path | None = None,
     ) -> Settings:
         def pick(option: str | Path | None, env: str, default: Path) -> Path:
             chosen = option or os.environ.get(env) or default
             return Path(chosen).expanduser().resolve()
 
+        metadata_dir = pick(metadata, ENV_METADATA, BUNDLED_METADATA)
         return cls(
-            registry=pick(registry, ENV_REGISTRY, METADATA_DIR / "sources.toml"),
+            registry=pick(registry, ENV_REGISTRY, metadata_dir / "sources.toml"),
             warehouse=pick(warehouse, ENV_WAREHOUSE, Path("warehouse")),
             exports=pick(exports, ENV_EXPORTS, Path("exports")),
+            metadata=metadata_dir,
         )

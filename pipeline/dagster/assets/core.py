@@ -1,4 +1,5 @@
-"""Normalise and core layers: resolve every label, then load the core tables and mart views."""
+"""Normalise and core layers: resolve every label once, then load the core tables (which read
+the resolutions through Dagster's IO manager) and the mart views."""
 
 from collections.abc import Iterator
 from datetime import datetime
@@ -7,18 +8,18 @@ import dagster as dg
 import duckdb
 import pandera.errors as pa_errors
 
+from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.staging import staging_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS
-from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport, resolve_labels
-from pipeline.normalise.reviewed import load_claims, load_platforms, unregistered_sources
-from pipeline.raw.inventory import Inventory, cached_inventory
+from pipeline.normalise.reviewed import unregistered_sources
+from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import OutcomeRecord, read_outcomes
-from pipeline.raw.snapshots import SnapshotStore, parse_utc
+from pipeline.raw.snapshots import parse_utc
 from pipeline.schema.core import CORE_TABLES, CoreTable
-from pipeline.support import timing
-from pipeline.support.progress import report
+from pipeline.support.progress import report, warn
+from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
@@ -48,15 +49,6 @@ def confirmations(outcomes: dict[str, OutcomeRecord], inventory: Inventory) -> d
     return confirmed
 
 
-def _labels(speedbook: SpeedbookResource) -> LabelReport:
-    settings = speedbook.settings
-    store = SnapshotStore(settings.raw_dir)
-    inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
-    # core_tables resolves again (assets share nothing in memory); both count as normalise
-    with connect(settings.database) as con, timing.stage("normalise"):
-        return resolve_labels(con, Resolver.load(), load_platforms(), _ids(inventory))
-
-
 def _ids(inventory: Inventory) -> list[str]:
     return [meta.snapshot_id for meta in inventory.snapshots]
 
@@ -66,7 +58,8 @@ def _ids(inventory: Inventory) -> list[str]:
     group_name="staging",
     deps=[staging_asset_key(f) for f in PARSERS],
     kinds={"duckdb"},
-    description="Every name in staging that no reviewed alias resolves, with suggestions",
+    description="Every label in staging resolved once per build (core_tables reads the "
+    "resolutions); its metadata lists the names no reviewed alias resolves, with suggestions",
     check_specs=[
         dg.AssetCheckSpec(
             "no_unresolved_names_in_figures",
@@ -77,18 +70,26 @@ def _ids(inventory: Inventory) -> list[str]:
     ],
 )
 def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
-    report = _labels(speedbook)
-    unresolved = report.unresolved[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
+    clock = StageClock()
+    with clock.stage("inventory"):
+        inventory = speedbook.inventory()
+    with connect(speedbook.settings.database) as con, clock.stage("normalise"):
+        labels = resolve_labels(
+            con, speedbook.resolver(), speedbook.reviewed().platforms, _ids(inventory)
+        )
+    unresolved = labels.unresolved[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
     yield dg.MaterializeResult(
+        value=labels,
         metadata={
-            "labels": len(report.resolutions),
+            "labels": len(labels.resolutions),
             "unresolved": len(unresolved),
-            "catalogue_entries_without_canonical_model": len(report.unmatched),
-            "blocking": len(report.blocking),
+            "catalogue_entries_without_canonical_model": len(labels.unmatched),
+            "blocking": len(labels.blocking),
             "report": dg.MetadataValue.md(unresolved.head(200).to_markdown(index=False) or "none"),
-        }
+            **stage_metadata(clock),
+        },
     )
-    blocking = report.blocking
+    blocking = labels.blocking
     yield dg.AssetCheckResult(
         check_name="no_unresolved_names_in_figures",
         passed=blocking.empty,
@@ -215,62 +216,63 @@ def _validate_table(
     )
 
 
-@dg.multi_asset(name="core_tables", specs=_core_specs(), check_specs=_core_checks())
-def core_tables(
-    context: dg.AssetExecutionContext, speedbook: SpeedbookResource
-) -> Iterator[object]:
+@dg.multi_asset(
+    name="core_tables",
+    specs=_core_specs(),
+    check_specs=_core_checks(),
+    ins={"labels": dg.AssetIn(UNRESOLVED)},
+)
+def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[object]:
+    clock = StageClock()
     settings = speedbook.settings
     sources = speedbook.sources()
-    store = SnapshotStore(settings.raw_dir)
-    inventory = cached_inventory(store, sources, speedbook.as_of_time)
-    everything = cached_inventory(store, sources)  # core.snapshots keeps the whole history
+    with clock.stage("inventory"):
+        inventory = speedbook.inventory()
+        everything = speedbook.inventory(whole_history=True)  # core.snapshots keeps it all
     # each log read once: its last line confirms the newest snapshot, all of it is history
     logs = {source_id: read_outcomes(settings.raw_dir, source_id) for source_id in sources}
     latest = {source_id: records[-1] for source_id, records in logs.items() if records}
     confirmed = confirmations(latest, inventory)
-    resolver = Resolver.load()
-    claims, platforms = load_claims(), load_platforms()
-    for problem in unregistered_sources(claims, platforms, sources):
-        context.log.warning(f"reviewed files: {problem}")
-        report(f"reviewed files: {problem}")
+    reviewed = speedbook.reviewed()
+    for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
+        warn(f"reviewed files: {problem}")
     with connect(settings.database) as con:
-        with timing.stage("normalise"):
-            labels = resolve_labels(con, resolver, platforms, _ids(inventory))
-        with timing.stage("load"):
+        with clock.stage("load"):
             loaded = build_core(
                 con,
                 sources=sources,
                 snapshots=everything.snapshots,
                 in_scope=_ids(inventory),
                 confirmed=confirmed,
-                resolver=resolver,
+                resolver=speedbook.resolver(),
                 labels=labels,
-                claims=claims,
-                platforms=platforms,
+                claims=reviewed.claims,
+                platforms=reviewed.platforms,
                 as_of=speedbook.as_of_time,
                 data_date=inventory.data_date,
                 outcomes=[record for records in logs.values() for record in records],
             )
         derived = "all" if loaded.appended is None else len(loaded.appended)
         report(f"core: observations derived for {derived} snapshot(s)")
-        for name, count in loaded.counts.items():
-            metadata: dict[str, object] = {"rows": count}
-            if name == "observations":
-                metadata["snapshots_derived"] = str(derived)
-            yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata=metadata)
-        with timing.stage("validate"):
+        with clock.stage("validate"):
             checks = [
                 _validate_table(con, name, model, loaded.appended)
                 for name, model in CORE_TABLES.items()
             ]
             untraceable = con.execute(TRACEABILITY).fetchone()[0]
-        yield from checks
-        yield dg.AssetCheckResult(
-            asset_key=core_asset_key("observations"),
-            check_name="traceable_to_snapshot",
-            passed=untraceable == 0,
-            metadata={"untraceable": untraceable},
-        )
+    for name, count in loaded.counts.items():
+        metadata: dict[str, object] = {"rows": count}
+        if name == "observations":
+            metadata["snapshots_derived"] = str(derived)
+            metadata.update(stage_metadata(clock))
+        yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata=metadata)
+    yield from checks
+    yield dg.AssetCheckResult(
+        asset_key=core_asset_key("observations"),
+        check_name="traceable_to_snapshot",
+        passed=untraceable == 0,
+        metadata={"untraceable": untraceable},
+    )
 
 
 @dg.asset(
@@ -282,7 +284,8 @@ def core_tables(
     check_specs=[dg.AssetCheckSpec("one_headline_per_provider", asset=MART, blocking=True)],
 )
 def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
-    with connect(speedbook.settings.database) as con, timing.stage("sql"):
+    clock = StageClock()
+    with connect(speedbook.settings.database) as con, clock.stage("sql"):
         applied = apply_marts(con)
         headlines = con.execute(
             "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "
@@ -295,6 +298,7 @@ def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
         metadata={
             "views": ", ".join(applied),
             "headlines": dg.MetadataValue.md(headlines.to_markdown(index=False)),
+            **stage_metadata(clock),
         }
     )
     yield dg.AssetCheckResult(check_name="one_headline_per_provider", passed=duplicates == 0)

@@ -1,15 +1,22 @@
 """Raw layer: one external asset per registered source, standing for its snapshots on disk.
 
 Raw assets are not computed by a run: the snapshot store is filled by `speedbook fetch` and
-`speedbook snapshot add`. Before each build, `report_new_snapshots` records a materialization
-for every source whose newest snapshot changed since the last report, so the UI shows when data
-last arrived. Each source's cadence is its Dagster freshness policy.
+`speedbook snapshot add`. The first step of a build, `raw_inventory`, lists the snapshots the
+build reads, reports each one it leaves out, and records a materialization for every source
+whose newest snapshot changed since the last report, so the UI shows when data last arrived.
+Each source's cadence is its Dagster freshness policy.
 """
 
 import dagster as dg
 
+from pipeline.dagster.assets import stage_metadata
+from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.inventory import Inventory
 from pipeline.sources.registry import Source
+from pipeline.support.progress import report, warn
+from pipeline.support.timing import StageClock
+
+RAW_INVENTORY = dg.AssetKey("raw_inventory")
 
 
 def raw_asset_key(source_id: str) -> dg.AssetKey:
@@ -69,3 +76,43 @@ def report_new_snapshots(instance: dg.DagsterInstance, inventory: Inventory) -> 
         )
         reported += 1
     return reported
+
+
+def build_inventory_asset(sources: dict[str, Source]) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=RAW_INVENTORY,
+        group_name="raw",
+        deps=[raw_asset_key(source_id) for source_id in sources],
+        kinds={"file"},
+        description="The snapshots a build reads: every registered source's, up to the as-of "
+        "time. Reports each snapshot it leaves out once per run, and records a materialisation "
+        "of each raw asset whose newest snapshot changed",
+    )
+    def raw_inventory(
+        context: dg.AssetExecutionContext, speedbook: SpeedbookResource
+    ) -> dg.MaterializeResult:
+        clock = StageClock()
+        with clock.stage("inventory"):
+            inventory = speedbook.inventory()
+            on_disk = speedbook.inventory(whole_history=True)  # the newest, whatever --as-of
+        reported = report_new_snapshots(context.instance, on_disk)
+        report(f"raw: {reported} source(s) with a new snapshot since the last build")
+        # broken metadata and snapshots of unregistered sources are left out of the build
+        for problem in inventory.problems:
+            warn(f"snapshot skipped: {problem}")
+        data_date = inventory.data_date
+        return dg.MaterializeResult(
+            metadata={
+                "snapshots": len(inventory.snapshots),
+                "sources_with_snapshots": sum(1 for e in inventory.sources.values() if e.latest),
+                "new_raw_snapshots": reported,
+                "skipped": len(inventory.problems),
+                "skipped_snapshots": dg.MetadataValue.md(
+                    "\n".join(f"- {problem}" for problem in inventory.problems) or "none"
+                ),
+                "data_date": data_date.isoformat() if data_date else "",
+                **stage_metadata(clock),
+            }
+        )
+
+    return raw_inventory

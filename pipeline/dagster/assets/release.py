@@ -1,12 +1,7 @@
 """Release layer: the three exports (each with a blocking JSON Schema check) and the release
-that publishes them as a new version when their content changed."""
+that publishes them as a new version when their content changed. The documents reach the
+release through Dagster's IO manager (`DocumentIOManager`), whichever process runs each step."""
 
-import contextlib
-import json
-import os
-import shutil
-import tempfile
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +9,7 @@ from typing import Any
 
 import dagster as dg
 
+from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.snapshots import parse_utc
@@ -21,17 +17,17 @@ from pipeline.release.changelog import markdown_table
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
-from pipeline.release.jsonio import dumps
 from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
 from pipeline.release.publish import Populate, Render, publish_release
 from pipeline.release.queries import read_inputs
-from pipeline.support import timing
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
+from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 
 RELEASE = dg.AssetKey("out_release")
+DOCUMENTS = "documents"  # the IO manager that hands the exports to the release
 PLACEHOLDER_VERSION = "0000.00.00"  # documents are re-rendered with the real version at release
 
 
@@ -56,25 +52,6 @@ def export_asset_key(file_name: str) -> dg.AssetKey:
     return dg.AssetKey(f"out_{file_name.removesuffix('.json')}")
 
 
-def pending_dir(warehouse: Path) -> Path:
-    return warehouse / "pending"
-
-
-def _write_pending(warehouse: Path, documents: dict[str, dict[str, Any]]) -> None:
-    target = pending_dir(warehouse)
-    # left by a killed build; the age guard spares one a concurrent run (the UI) is writing
-    for leftover in warehouse.glob(".pending-*"):
-        with contextlib.suppress(OSError):
-            if time.time() - leftover.stat().st_mtime > 600:
-                shutil.rmtree(leftover, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=".pending-", dir=warehouse))
-    for name, document in documents.items():
-        (staging / name).write_bytes(dumps(document))
-    if target.exists():
-        shutil.rmtree(target)
-    os.rename(staging, target)
-
-
 def _headline_markdown(document: dict[str, Any]) -> str:
     rows = [
         [row["name"], row["display"], row["headline"]["tier"], row["headline"]["stale"]]
@@ -93,7 +70,7 @@ def _headline_markdown(document: dict[str, Any]) -> str:
             deps=[MART],
             kinds={"json"},
             description=f"{name}, built from mart",
-        )
+        ).with_io_manager_key(DOCUMENTS)
         for name in EXPORT_FILES
     ],
     check_specs=[
@@ -107,12 +84,13 @@ def _headline_markdown(document: dict[str, Any]) -> str:
     ],
 )
 def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
+    clock = StageClock()
     settings = speedbook.settings
-    with connect(settings.database, read_only=False) as con, timing.stage("sql"):
+    with connect(settings.database, read_only=False) as con, clock.stage("sql"):
         inputs = read_inputs(con)
-    with timing.stage("export"):
+    with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
-    _write_pending(settings.warehouse, documents)
+    timed = stage_metadata(clock)
     for name, document in documents.items():
         key = export_asset_key(name)
         rows_key = {
@@ -126,7 +104,9 @@ def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
         }
         if name == "inference.json":
             metadata["headlines"] = dg.MetadataValue.md(_headline_markdown(document))
-        yield dg.MaterializeResult(asset_key=key, metadata=metadata)
+        metadata.update(timed)
+        timed = {}  # on one materialisation only: the runner sums over the run
+        yield dg.MaterializeResult(asset_key=key, metadata=metadata, value=document)
         found = problems(name, document)
         yield dg.AssetCheckResult(
             asset_key=key,
@@ -136,26 +116,28 @@ def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
         )
 
 
+def _parameter(name: str) -> str:
+    return export_asset_key(name).to_python_identifier()
+
+
 @dg.asset(
     key=RELEASE,
     group_name="release",
-    deps=[export_asset_key(name) for name in EXPORT_FILES],
+    ins={_parameter(name): dg.AssetIn(export_asset_key(name)) for name in EXPORT_FILES},
     kinds={"json"},
     description="Publishes exports/<version>/ and switches exports/latest when content changed",
 )
-def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
+def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.MaterializeResult:
+    clock = StageClock()
     settings = speedbook.settings
-    pending = pending_dir(settings.warehouse)
-    documents = {
-        name: json.loads((pending / name).read_text(encoding="utf-8")) for name in EXPORT_FILES
-    }
+    documents = {name: exports[_parameter(name)] for name in EXPORT_FILES}
     # the date the exports were built for, not whatever the warehouse holds by now
     data_date = parse_utc(documents["inference.json"]["data_date"])
 
     def render(version: str) -> dict[str, dict[str, Any]]:
         return {name: doc | {"version": version} for name, doc in documents.items()}
 
-    with timing.stage("export"):
+    with clock.stage("export"):
         result = publish_release(
             settings.exports, data_date, render, release_extras(settings, render)
         )
@@ -174,5 +156,6 @@ def out_release(speedbook: SpeedbookResource) -> dg.MaterializeResult:
             "previous": result.previous or "",
             "changes": result.summary,
             "history_rows_added": len(recorded),
+            **stage_metadata(clock),
         }
     )

@@ -2,22 +2,21 @@
 warehouse's `staging` schema; a blocking check per frame re-validates, with the very Pandera model
 the parser used, the rows after their round trip through DuckDB."""
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import dagster as dg
 import duckdb
 
-from pipeline.dagster.assets.raw import raw_asset_key
+from pipeline.dagster.assets import stage_metadata
+from pipeline.dagster.assets.raw import RAW_INVENTORY, raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
 from pipeline.extract.staging import extract
-from pipeline.raw.inventory import cached_inventory, unreported_problems
-from pipeline.raw.snapshots import SnapshotStore
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
-from pipeline.support import timing
-from pipeline.support.progress import report
+from pipeline.support.progress import warn
+from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.validate import validate_by_snapshot
 
@@ -54,14 +53,27 @@ def _check_frame(
     )
 
 
-def _staging_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition:
+def _code_version(parser: Parser, digests: Mapping[str, str] | None) -> str | None:
+    """The staging cache version, for the UI; None when a reviewed file it reads is missing
+    (the run then fails naming it)."""
+    try:
+        return parser.cache_version(digests)
+    except ValueError:
+        return None
+
+
+def _staging_asset(
+    parser: Parser, sources: list[Source], digests: Mapping[str, str] | None
+) -> dg.AssetsDefinition:
+    """`digests`: of the reviewed files when the definitions load, for the code version only
+    (the run reads the files through the resource)."""
     key = staging_asset_key(parser.format)
 
     @dg.asset(
         key=key,
         group_name="staging",
-        deps=[raw_asset_key(source.id) for source in sources],
-        code_version=parser.version,
+        deps=[RAW_INVENTORY, *(raw_asset_key(source.id) for source in sources)],
+        code_version=_code_version(parser, digests),
         kinds={"pandas", "duckdb"},
         description=(
             f"{', '.join(parser.frames)} from every {parser.format} snapshot "
@@ -77,28 +89,28 @@ def _staging_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition
             for frame in parser.frames
         ],
     )
-    def staged(context: dg.AssetExecutionContext, speedbook: SpeedbookResource) -> Iterator[object]:
+    def staged(speedbook: SpeedbookResource) -> Iterator[object]:
+        clock = StageClock()
         settings = speedbook.settings
         registry = {s.id: s for s in sources}
-        store = SnapshotStore(settings.raw_dir)
-        with timing.stage("inventory"):
-            inventory = cached_inventory(store, speedbook.sources(), speedbook.as_of_time)
-        # Broken metadata and snapshots of unregistered sources are left out of the build; say so
-        # both in the run's log (the UI) and on the command line (the runner shows only errors).
-        for problem in unreported_problems(inventory):
-            context.log.warning(f"snapshot skipped: {problem}")
-            report(f"snapshot skipped: {problem}")
+        with clock.stage("inventory"):
+            inventory = speedbook.inventory()  # its problems are raw_inventory's to report
         pairs = [
             (meta, registry[meta.source_id])
             for meta in inventory.snapshots
             if meta.source_id in registry
         ]
         with connect(settings.database) as con:
-            with timing.stage("extract"):
-                result = extract(con, store, pairs, label=f"staging_{parser.format}")
+            with clock.stage("extract"):
+                result = extract(
+                    con,
+                    speedbook.store(),
+                    pairs,
+                    reviewed=speedbook.reviewed() if parser.reads else None,
+                    label=f"staging_{parser.format}",
+                )
             for problem in result.damaged:
-                context.log.warning(f"damaged snapshot, not used: {problem}")
-                report(f"damaged snapshot, not used: {problem}")
+                warn(f"damaged snapshot, not used: {problem}")
             if result.failed:
                 raise dg.Failure(
                     description=f"{len(result.failed)} snapshot(s) could not be parsed: "
@@ -127,33 +139,36 @@ def _staging_asset(parser: Parser, sources: list[Source]) -> dg.AssetsDefinition
                 "ORDER BY snapshot_id LIMIT 10",
                 [ok_ids],
             ).df()
-            yield dg.MaterializeResult(
-                metadata={
-                    "snapshots": len(ok_ids),
-                    "extracted_now": result.extracted,
-                    "from_cache": result.cached,
-                    "damaged": len(result.damaged),
-                    **{f"rows_{frame}": count for frame, count in counts.items()},
-                    "latest_snapshot": max(
-                        (m.snapshot_id for m, _ in pairs), key=lambda s: s.split("/")[1], default=""
-                    ),
-                    "preview": dg.MetadataValue.md(preview.to_markdown(index=False)),
-                }
-            )
-            with timing.stage("validate"):
+            with clock.stage("validate"):
                 checks = [
                     _check_frame(con, f, ok_ids, result.new_snapshot_ids, counts[f])
                     for f in parser.frames
                 ]
-            yield from checks
+        yield dg.MaterializeResult(
+            metadata={
+                "snapshots": len(ok_ids),
+                "extracted_now": result.extracted,
+                "from_cache": result.cached,
+                "damaged": len(result.damaged),
+                **{f"rows_{frame}": count for frame, count in counts.items()},
+                "latest_snapshot": max(
+                    (m.snapshot_id for m, _ in pairs), key=lambda s: s.split("/")[1], default=""
+                ),
+                "preview": dg.MetadataValue.md(preview.to_markdown(index=False)),
+                **stage_metadata(clock),
+            }
+        )
+        yield from checks
 
     return staged
 
 
-def build_staging_assets(sources: dict[str, Source]) -> list[dg.AssetsDefinition]:
+def build_staging_assets(
+    sources: dict[str, Source], digests: Mapping[str, str] | None = None
+) -> list[dg.AssetsDefinition]:
     assets = []
     for parser in PARSERS.values():
         chosen = [s for s in sources.values() if s.format == parser.format]
         if chosen:
-            assets.append(_staging_asset(parser, chosen))
+            assets.append(_staging_asset(parser, chosen, digests))
     return assets

@@ -1,0 +1,282 @@
+"""State in Dagster's own primitives: what the assets of a run share comes from the resource (read
+once per run), values pass between assets through IO managers, progress goes through `logging`
+into stderr and the run log, and a run launched as the UI launches one (each step its own
+process, a persistent instance) publishes the release `speedbook build` publishes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+from conftest import BUNDLED_RAW, failures, materialize, progress_lines
+from test_build import copy_of
+
+import pipeline.dagster.assets.core as core_assets
+import pipeline.dagster.resources as resources
+from pipeline.dagster.runner import (
+    INSTANCE_YAML,
+    REPORT_FILE,
+    dagster_instance,
+    execute,
+    stage_seconds,
+)
+from pipeline.raw.snapshots import META_SUFFIX
+from pipeline.sources.registry import load_registry
+from pipeline.support.progress import LOGGER, log_to_stderr
+from pipeline.support.settings import BUNDLED_METADATA, Settings
+
+STAGES = {"inventory", "extract", "validate", "normalise", "load", "sql", "export"}
+UNREADABLE = "20261130T000000Z-aaaaaaaaaaaa.html" + META_SUFFIX
+
+
+def _warehouse(tmp_path: Path, metadata: Path = BUNDLED_METADATA) -> Settings:
+    shutil.copytree(BUNDLED_RAW, tmp_path / "warehouse" / "raw")
+    return Settings.resolve(
+        metadata / "sources.toml", tmp_path / "warehouse", tmp_path / "exports", metadata
+    )
+
+
+def _query(settings: Settings, sql: str) -> list[tuple]:
+    with duckdb.connect(str(settings.database), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _metadata(result: dg.ExecuteInProcessResult, key: str) -> dict[str, object]:
+    (materialization,) = result.asset_materializations_for_node(key)
+    return {name: value.value for name, value in materialization.metadata.items()}
+
+
+def _release_files(exports: Path) -> dict[str, bytes]:
+    latest = (exports / "latest").resolve()
+    return {
+        str(path.relative_to(latest)): path.read_bytes()
+        for path in sorted(latest.rglob("*"))
+        if path.is_file()
+    }
+
+
+# --- the resource: read once per run -----------------------------------------------------------
+
+
+def test_the_assets_of_a_run_share_one_inventory(tmp_path, monkeypatch):
+    settings = _warehouse(tmp_path)
+    (settings.raw_dir / "openrouter" / UNREADABLE).write_text("{not json")
+    taken = []
+    original = resources.take_inventory
+
+    def counted(*args, **kwargs):
+        taken.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(resources, "take_inventory", counted)
+    with progress_lines() as lines:
+        result = materialize(settings, "key:raw_inventory or key:staging_llmperf_summary")
+    assert result.success
+    assert len(taken) == 1  # one run: raw_inventory and the staging step read one inventory
+    skipped = [line for line in lines if "snapshot skipped" in line]
+    assert len(skipped) == 1 and UNREADABLE in skipped[0], lines
+    inventory = _metadata(result, "raw_inventory")
+    sources = len(load_registry(settings.registry))  # each has a bundled snapshot: all are new
+    assert inventory["skipped"] == 1 and inventory["new_raw_snapshots"] == sources
+    # a second run is a new resource: the store is read again
+    assert materialize(settings, "key:raw_inventory").success
+    assert len(taken) == 2
+
+
+def test_the_resource_reads_each_shared_thing_once(tmp_path):
+    resource = resources.SpeedbookResource.from_settings(_warehouse(tmp_path))
+    assert resource.inventory() is resource.inventory()
+    assert resource.inventory() is resource.inventory(whole_history=True)  # no --as-of
+    assert resource.resolver() is resource.resolver()
+    assert resource.reviewed() is resource.reviewed()
+    assert resource.sources() is resource.sources()
+    assert resource.settings.metadata == BUNDLED_METADATA
+
+
+def test_the_metadata_folder_is_read_when_settings_resolve(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPEEDBOOK_METADATA", str(tmp_path))
+    monkeypatch.delenv("SPEEDBOOK_REGISTRY", raising=False)
+    settings = Settings.resolve()
+    assert settings.metadata == tmp_path and settings.registry == tmp_path / "sources.toml"
+    assert Settings.resolve(metadata=BUNDLED_METADATA).metadata == BUNDLED_METADATA
+    resource = resources.SpeedbookResource.from_settings(settings)
+    assert resource.metadata == str(tmp_path)
+
+
+# --- the reviewed files reach the parsers, and their digests key the staging cache -------------
+
+
+def _extractions(settings: Settings, format_name: str) -> dict[str, str]:
+    rows = _query(
+        settings,
+        "SELECT snapshot_id, parser_version FROM staging.extractions "
+        f"WHERE format = '{format_name}' AND status = 'ok'",
+    )
+    return dict(rows)  # type: ignore[arg-type]
+
+
+def test_an_edited_reviewed_file_reads_the_pages_that_read_it_again(tmp_path):
+    metadata = tmp_path / "metadata"
+    shutil.copytree(BUNDLED_METADATA, metadata)
+    settings = _warehouse(tmp_path, metadata)
+    selection = "key:staging_claim_page or key:staging_platform_doc"
+    first = materialize(settings, selection)
+    assert first.success
+    claims_before = _extractions(settings, "claim_page")
+    platforms_before = _extractions(settings, "platform_doc")
+    assert claims_before and platforms_before
+    assert _metadata(first, "staging_claim_page")["extracted_now"] == len(claims_before)
+
+    again = materialize(settings, selection)
+    assert _metadata(again, "staging_claim_page")["extracted_now"] == 0  # nothing changed
+
+    claims = metadata / "claims.toml"
+    claims.write_text(claims.read_text(encoding="utf-8") + "\n# reviewed again\n")
+    edited = materialize(settings, selection)
+    assert edited.success
+    assert _metadata(edited, "staging_claim_page")["extracted_now"] == len(claims_before)
+    assert _metadata(edited, "staging_platform_doc")["extracted_now"] == 0  # reads platforms only
+    claims_after = _extractions(settings, "claim_page")
+    assert claims_after.keys() == claims_before.keys()
+    assert set(claims_after.values()).isdisjoint(claims_before.values())
+    assert all(version.startswith("2+claims.") for version in claims_after.values())
+    assert _extractions(settings, "platform_doc") == platforms_before
+
+
+def test_a_broken_reviewed_file_fails_the_step_that_reads_it_by_name(tmp_path):
+    metadata = tmp_path / "metadata"
+    shutil.copytree(BUNDLED_METADATA, metadata)
+    (metadata / "claims.toml").write_text("[[claim]\n")
+    settings = _warehouse(tmp_path, metadata)
+    result = materialize(settings, "key:staging_claim_page or key:staging_llmperf_summary")
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert failure.step_key == "staging_claim_page"
+    assert "claims.toml: cannot read" in str(failure.step_failure_data.error)
+    assert _metadata(result, "staging_llmperf_summary")["snapshots"] > 0
+
+
+# --- label resolution once per build, handed to core through the IO manager ----------------------
+
+
+def test_labels_are_resolved_once_and_core_reads_them(built, tmp_path, monkeypatch):
+    settings = copy_of(built, tmp_path)
+    calls = []
+    original = core_assets.resolve_labels
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(core_assets, "resolve_labels", counted)
+    result = materialize(settings, "key:staging_* or key:core_*")
+    assert result.success, [e.message for e in result.all_events if e.is_failure]
+    assert len(calls) == 1
+    labels = _metadata(result, "staging_unresolved_names")["labels"]
+    assert _query(settings, "SELECT count(*) FROM staging.label_resolution") == [(labels,)]
+    assert (settings.dagster_home / "storage" / "staging_unresolved_names").is_file()
+
+
+def test_core_run_alone_reads_the_resolutions_the_last_run_stored(built, tmp_path):
+    """A step that runs alone (a re-execution from the UI) loads its input from the instance's
+    storage: the label resolutions of the last materialisation, and nothing else."""
+    settings = copy_of(built, tmp_path)
+    stored = settings.dagster_home / "storage" / "staging_unresolved_names"
+    stored.unlink()
+    assert not materialize(settings, "key:core_*").success  # nothing stored to read
+    assert materialize(settings, "key:staging_unresolved_names").success
+    assert stored.is_file()
+    result = materialize(settings, "key:core_*")
+    assert result.success, failures(result)
+    assert _query(settings, "SELECT count(*) > 0 FROM core.observations") == [(True,)]
+
+
+# --- progress through logging; stage seconds through materialisation metadata -------------------
+
+
+def test_the_command_line_adds_its_stderr_handler_once(capsys):
+    logger = logging.getLogger(LOGGER)
+    log_to_stderr()
+    log_to_stderr()
+    assert sum(type(h).__name__ == "_StderrHandler" for h in logger.handlers) == 1
+    logging.getLogger(LOGGER).info("core: observations derived for 3 snapshot(s)")
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"\[ {3}\d\.\ds\] core: observations derived for 3 snapshot\(s\)\n", err)
+
+
+def test_a_build_logs_its_progress_into_the_run_and_times_its_stages(built):
+    report = json.loads((built.warehouse / REPORT_FILE).read_text(encoding="utf-8"))
+    assert set(report["stages"]) == STAGES
+    assert all(seconds >= 0 for seconds in report["stages"].values())
+    with dagster_instance(built) as instance:
+        run = instance.get_run_by_id(report["run_id"])
+        records = instance.all_logs(run.run_id)
+    messages = [r.user_message for r in records if r.dagster_event is None]
+    assert any(m.startswith("published release 2026.11.29") for m in messages), messages
+    assert any(m == "core: observations derived for all snapshot(s)" for m in messages)
+    events = [r.dagster_event for r in records if r.dagster_event is not None]
+    assert stage_seconds(events).keys() == report["stages"].keys()
+
+
+def test_the_instance_config_is_brought_up_to_date_unless_someone_else_wrote_it(tmp_path):
+    settings = Settings.resolve(warehouse=tmp_path / "a")
+    config = settings.dagster_home / "dagster.yaml"
+    config.parent.mkdir(parents=True)
+    earlier = INSTANCE_YAML.split("python_logs:")[0]  # what an earlier version wrote
+    config.write_text(earlier)
+    dagster_instance(settings).dispose()
+    assert config.read_text() == INSTANCE_YAML
+    theirs = "telemetry:\n  enabled: false\n"
+    config.write_text(theirs)
+    dagster_instance(settings).dispose()
+    assert config.read_text() == theirs
+
+
+# --- a run launched as the UI launches it ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_multiprocess_run_publishes_the_release_speedbook_build_publishes(built, tmp_path):
+    """Same snapshots, another warehouse built from scratch, each step in its own process:
+    byte-identical release files; and building again in-process adds no version."""
+    settings = _warehouse(tmp_path)
+    unreadable = settings.raw_dir / "aa-kimi-k2-6" / UNREADABLE
+    unreadable.write_text("{not json")  # left out, and reported once whatever the executor
+    job = dg.build_reconstructable_job(
+        "pipeline.dagster.graph",
+        "build_job",
+        reconstructable_kwargs={
+            "registry": str(settings.registry),
+            "warehouse": str(settings.warehouse),
+            "exports": str(settings.exports),
+            "metadata": str(settings.metadata),
+        },
+    )
+    with dagster_instance(settings) as instance:
+        result = dg.execute_job(job, instance=instance)
+        assert result.success
+        records = instance.all_logs(result.run_id)
+    starts = [
+        r for r in records if r.dagster_event and r.dagster_event.event_type_value == "STEP_START"
+    ]
+    assert len({r.dagster_event.pid for r in starts}) == len(starts) > 10  # a process per step
+    assert _release_files(settings.exports) == _release_files(built.exports)
+    messages = [r.user_message for r in records if r.dagster_event is None]
+    skipped = [m for m in messages if m.startswith("snapshot skipped")]
+    assert len(skipped) == 1 and str(unreadable) in skipped[0], skipped
+    assert any(m.startswith("published release 2026.11.29") for m in messages), messages
+    events = [r.dagster_event for r in records if r.dagster_event is not None]
+    assert set(stage_seconds(events)) == STAGES
+    assert not (settings.warehouse / "pending").exists()
+
+    # forced: an unforced run is skipped by the fingerprint and could not add a version
+    outcome = execute(settings, force=True)
+    assert outcome.success and not outcome.skipped
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+    assert _release_files(settings.exports) == _release_files(built.exports)
