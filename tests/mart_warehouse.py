@@ -30,6 +30,16 @@ def snapshot_id(source: str, days_ago: int) -> str:
     return f"{source}/{days_ago}.html"
 
 
+# How each origin's figures are measured in a real build (FormatSpec, the core SQL)
+MEASUREMENT = {
+    "aa_endpoints": ("fixed-workload probe", "median", 4320),
+    "compilation_figures": ("fixed-workload probe", "median", 4320),  # a cited page's figure
+    "llmperf_runs": ("one-off run", "p50", None),
+    "openrouter_endpoint_stats": ("percentiles of live routed traffic", "p50", 30),
+    "claim_evidence": ("vendor record", None, None),
+}
+
+
 def observation(
     source: str,
     value: float,
@@ -44,11 +54,16 @@ def observation(
     role: str = "measured",
     origin: str = "aa_endpoints",
     qualifier: str | None = None,
+    method: str | None = None,
+    statistic: str | None = None,
+    cited: str | None = None,
+    lineage: str | None = None,
 ) -> dict[str, Any]:
     when = DAY - timedelta(days=days_ago)
     endpoint = f"{provider}/{model}/{precision}/{service_tier}/{effort or '-'}"
+    measured_by, central, window = MEASUREMENT[origin]
     return {
-        "observation_id": f"{source}|{endpoint}|{days_ago}|{role}|{scope}",
+        "observation_id": f"{source}|{endpoint}|{days_ago}|{role}|{scope}|{statistic}",
         "endpoint_id": endpoint,
         "provider_id": provider,
         "model_id": model,
@@ -71,6 +86,12 @@ def observation(
         "role": role,
         "quote": "q",
         "workload": None,
+        "region": None,
+        "method": method or measured_by,
+        "statistic": statistic or central,
+        "window_minutes": window,
+        "cited_source_id": cited,
+        "lineage": lineage or cited or source,
     }
 
 
@@ -106,9 +127,18 @@ class Warehouse:
             con.unregister("obs")
         for sid, (tier, kind, days) in SOURCES.items():
             con.execute(
-                "INSERT INTO core.sources VALUES (?, ?, 'x', NULL, 'https://example.org/' || ?, ?, "
+                "INSERT INTO core.sources VALUES (?, ?, ?, NULL, 'https://example.org/' || ?, ?, "
                 "'aa_provider_page', 'weekly', ?, ?)",
-                [sid, kind, sid, tier, days * 24 * 60, self.confirmed.get(sid)],
+                # each source its own publisher: independent unless a figure repeats another
+                [
+                    sid,
+                    kind,
+                    f"publisher of {sid}",
+                    sid,
+                    tier,
+                    days * 24 * 60,
+                    self.confirmed.get(sid),
+                ],
             )
         # every snapshot the observations cite was read fine; the others are listed explicitly
         listed = {s.id: s for s in self.snapshots}

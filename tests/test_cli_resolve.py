@@ -88,8 +88,10 @@ def test_a_name_with_a_newline_stays_on_one_line(cli):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["resolve"], "required"),
-        (["resolve", "provider"], "required: TEXT"),
+        (["resolve"], "name a kind (provider or model) and at least one TEXT, or --pending"),
+        (["resolve", "provider"], "at least one TEXT"),
+        (["resolve", "provider", "Groq", "--pending"], "--pending takes no names"),
+        (["resolve", "--pending", "--limit", "0"], "--limit must be a positive whole number"),
         (["resolve", "hardware", "Groq"], "invalid choice: 'hardware'"),
     ],
 )
@@ -131,3 +133,38 @@ def test_metadata_option_points_at_a_reviewed_copy(cli, tmp_path):
     result = cli("resolve", "provider", "Groq Inc", "--metadata", str(metadata))
     assert result.status == 0
     assert lines(result.out)[0]["provider_id"] == "groq"
+
+
+def test_stable_ids_resolve_to_reviewed_entities_or_unreviewed_slugs(cli):
+    result = cli(
+        "resolve",
+        "model",
+        "meta-llama/llama-3.3-70b-instruct",
+        "deepseek/deepseek-v4-flash",
+        "Llama 3.2 70B",
+        "--stable",
+    )
+    reviewed, unreviewed, prose = lines(result.out)
+    assert (reviewed["status"], reviewed["model_id"]) == ("resolved", "llama-3.3-70b-instruct")
+    assert (unreviewed["status"], unreviewed["model_id"]) == ("unreviewed", "deepseek-v4-flash")
+    assert unreviewed["rule"] == "unreviewed: slug of 'deepseek/deepseek-v4-flash'"
+    # as a stable id even a prose-looking name becomes an entity of its own, never a guess
+    assert (prose["status"], prose["model_id"]) == ("unreviewed", "llama-3.2-70b")
+    assert result.status == 1  # not every name resolved to a reviewed entity
+
+
+def test_pending_lists_the_unreviewed_entities_of_the_last_build(built, cli, monkeypatch):
+    monkeypatch.setenv("SPEEDBOOK_WAREHOUSE", str(built.warehouse))
+    result = cli("resolve", "--pending", "--limit", "100000", "--json")
+    assert result.status == 0, result.err
+    rows = [json.loads(line) for line in result.out.splitlines()]
+    by_id = {(r["kind"], r["id"]): r for r in rows}
+    # OpenRouter's endpoints name providers and a model no reviewer has confirmed yet
+    sail = by_id[("provider", "sail-research")]
+    assert sail["name"] == "Sail Research" and "openrouter-endpoints" in sail["named_by"]
+    assert ("model", "deepseek-v4-flash") in by_id
+    assert ("provider", "deepinfra") not in by_id  # reviewed: its alias matches
+    citations = [r["citations"] for r in rows]
+    assert citations == sorted(citations, reverse=True)  # most cited first
+    table = cli("resolve", "--pending", "--limit", "3")
+    assert table.status == 0 and "3 unreviewed entities shown" in table.out

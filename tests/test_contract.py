@@ -13,8 +13,10 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
+from conftest import BUNDLED_RAW
 from pydantic import ValidationError
 
+from pipeline.dagster.runner import execute
 from pipeline.release.changelog import compare, render_markdown, summary_line
 from pipeline.release.contract import MODELS, SCHEMA_VERSION, read_release
 from pipeline.release.contract.legacy import upgrade
@@ -23,7 +25,7 @@ from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.datapackage import resource_hash
 from pipeline.release.history import figure_rows
 from pipeline.release.publish import read_release as read_release_folder
-from pipeline.support.settings import SCHEMAS_DIR
+from pipeline.support.settings import BUNDLED_METADATA, SCHEMAS_DIR, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMAS_1_0 = FIXTURES / "schemas-1.0.0"
@@ -34,16 +36,71 @@ def documents(built) -> dict[str, dict[str, Any]]:
     return read_release_folder(built.exports / "latest")
 
 
+API_SOURCES = (
+    "openrouter-endpoints",
+    "openrouter-providers",
+    "artificial-analysis-api",
+    "models-dev",
+)
+
+
+@pytest.fixture(scope="module")
+def documents_1_0_could_hold(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    """A release of the bundled corpus without the sources 1.2 was made for (the APIs): content
+    a 1.0 release could hold, in today's shape."""
+    root = tmp_path_factory.mktemp("before-apis")
+    registry = root / "sources.toml"
+    text = (BUNDLED_METADATA / "sources.toml").read_text(encoding="utf-8")
+    registry.write_text(text.split("# --- Machine-readable APIs")[0], encoding="utf-8")
+    shutil.copytree(
+        BUNDLED_RAW, root / "warehouse" / "raw", ignore=shutil.ignore_patterns(*API_SOURCES)
+    )
+    settings = Settings.resolve(registry, root / "warehouse", root / "exports")
+    outcome = execute(settings)
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    return read_release_folder(settings.exports / "latest")
+
+
+ADDED_IN_1_2 = {"method", "statistic", "window_minutes", "corroborated_by", "region", "reviewed"}
+
+
+def _without_1_2(value: Any) -> Any:
+    """A figure, variant or reference without the keys 1.2.0 added to it."""
+    if isinstance(value, dict):
+        return {k: _without_1_2(v) for k, v in value.items() if k not in ADDED_IN_1_2}
+    if isinstance(value, list):
+        return [_without_1_2(v) for v in value]
+    return value
+
+
 def as_1_0(name: str, document: dict[str, Any]) -> dict[str, Any]:
-    """The document as schema 1.0.0 wrote it: without what 1.1.0 added."""
+    """The document as schema 1.0.0 wrote it: without what 1.1.0 and 1.2.0 added (unreviewed
+    providers, added in 1.2, did not exist)."""
     document = copy.deepcopy(document) | {"schema_version": "1.0.0"}
-    for provider in document.get("providers", []):
-        figures = [*provider["live_figures"], provider["headline"]]
-        figures += [claim["live_median"] for claim in provider["claims"]]
-        for figure in filter(None, figures):
-            del figure["endpoint"]
-        for claim in provider["claims"]:
-            del claim["fastest_live_median"], claim["peak_to_fastest_live_ratio"]
+    if name == "inference.json":
+        del document["models"]
+        document["providers"] = [p for p in document["providers"] if p["reviewed"]]
+        for provider in document["providers"]:
+            del provider["prices"]
+            figures = [*provider["live_figures"], provider["headline"]]
+            figures += [claim["live_median"] for claim in provider["claims"]]
+            for figure in filter(None, figures):
+                del figure["endpoint"]
+            for claim in provider["claims"]:
+                del claim["fastest_live_median"], claim["peak_to_fastest_live_ratio"]
+        document["providers"] = _without_1_2(document["providers"])
+    if name == "model_platforms.json":
+        for platform in document["platforms"]:
+            listed = platform["listed_models"]
+            if listed is not None and listed["catalogue"] == "models_dev":
+                platform["listed_models"] = None  # 1.0 listed a platform's own catalogue only
+                platform["sources"] = [s for s in platform["sources"] if s["role"] != "catalogue"]
+            elif listed is not None:
+                del listed["catalogue"], listed["models"]
+    if name == "inference_catalog.json":
+        for task in document["tasks"]:
+            for model in task["models"]:
+                del model["model_reviewed"]
     return document
 
 
@@ -58,12 +115,17 @@ def test_the_committed_schemas_are_the_generated_ones(export_file):
     )
 
 
+# subschemas that constrain an object defined elsewhere instead of defining one
+CONDITIONS = ("if", "then", "else")
+
+
 def object_schemas(schema: Any, where: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
     if isinstance(schema, dict):
         if "properties" in schema:
             yield where, schema
         for key, child in schema.items():
-            yield from object_schemas(child, f"{where}/{key}")
+            if key not in CONDITIONS:
+                yield from object_schemas(child, f"{where}/{key}")
     elif isinstance(schema, list):
         for index, child in enumerate(schema):
             yield from object_schemas(child, f"{where}/{index}")
@@ -202,9 +264,12 @@ def test_a_document_of_the_wrong_shape_does_not_parse(documents):
         read_release(broken)
 
 
-def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(documents):
+def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(
+    documents_1_0_could_hold,
+):
     """Releases published before 1.1.0 carry no endpoint ids; reading them spells the ids as the
-    warehouse does (checked against every figure the 1.1.0 release carries)."""
+    warehouse does (checked against every figure today's release of the same content carries)."""
+    documents = documents_1_0_could_hold
     old = {name: as_1_0(name, document) for name, document in documents.items()}
     with pytest.raises(ValidationError, match="endpoint"):
         read_release(old)
@@ -222,15 +287,25 @@ def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(
     assert "endpoint" not in old["inference.json"]["providers"][0]["live_figures"][0]
 
 
-def test_a_1_0_release_compares_with_the_same_content_at_1_1(documents):
+def test_a_1_0_release_compares_with_the_same_content_today(documents_1_0_could_hold):
     """The first release after an upgrade compares with the last 1.0 release: same figures, the
     same endpoints, only the schema version changed."""
+    documents = documents_1_0_could_hold
     old = {name: as_1_0(name, document) for name, document in documents.items()}
     changes = compare(old, documents)
-    assert summary_line(changes) == "schema 1.0.0 -> 1.1.0"
+    assert summary_line(changes) == f"schema 1.0.0 -> {SCHEMA_VERSION}"
     assert changes["figures"]["changed"] == changes["figures"]["added"] == []
-    assert "The export schema changed from 1.0.0 to 1.1.0." in render_markdown(changes)
-    assert figure_rows("2026.11.29", old) == figure_rows("2026.11.29", documents)
+    assert f"The export schema changed from 1.0.0 to {SCHEMA_VERSION}." in render_markdown(changes)
+    unrecorded = ("method", "statistic")  # 1.0 did not record how a figure was measured
+    before = [
+        {k: v for k, v in row.items() if k not in unrecorded}
+        for row in figure_rows("2026.11.29", old)
+    ]
+    after = [
+        {k: v for k, v in row.items() if k not in unrecorded}
+        for row in figure_rows("2026.11.29", documents)
+    ]
+    assert before == after
 
 
 def _rewrite(folder: Path, name: str, document: dict[str, Any]) -> None:

@@ -54,6 +54,7 @@ def test_the_nine_fresh_headlines_reproduce_the_seed(latest):
         "precision": "unknown",
         "service_tier": "turbo",
         "reasoning_effort": "high",
+        "region": None,
     }
     assert providers["nebius"]["country"] == "NL"
 

@@ -14,6 +14,9 @@ REFERENCE = observation(
 )
 
 
+AA_METHOD = "; method: fixed-workload probe (median)"  # the rule names the method
+
+
 def headline(con: duckdb.DuckDBPyConnection) -> tuple:
     (row,) = rows(
         con,
@@ -32,7 +35,7 @@ def test_with_only_stale_figures_the_newest_wins_over_the_reference_model(tmp_pa
             REFERENCE,
         ],
     ).build()
-    assert headline(con) == ("kimi", 200, True, "stale: no fresh T1 figure")
+    assert headline(con) == ("kimi", 200, True, "stale: no fresh T1 figure" + AA_METHOD)
 
 
 def test_with_only_stale_figures_of_one_date_the_reference_model_wins(tmp_path: Path):
@@ -61,5 +64,5 @@ def test_among_fresh_figures_the_reference_model_wins_over_a_newer_one(tmp_path:
         "llama",
         300,
         False,
-        "reference model named by the newest compilation",
+        "reference model named by the newest compilation" + AA_METHOD,
     )

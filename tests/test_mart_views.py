@@ -188,27 +188,28 @@ def test_disagreements_is_empty_on_the_bundled_corpus(june, built):
     assert rows(built, "SELECT * FROM mart.disagreements") == []
 
 
-def test_a_conflicting_snapshot_appears_as_one_disagreement(conflicted):
-    (row,) = rows(conflicted, "SELECT * FROM mart.disagreements")
-    assert (row["provider_id"], row["model_id"], row["metric"], row["scope"]) == (
-        "cerebras",
-        "gpt-oss-120b",
-        "output_tokens_per_s",
-        "live_median",
+def test_a_compilation_repeating_a_page_never_disputes_it(conflicted):
+    """The June article cites Artificial Analysis for its 1,753: it repeats the page, so the
+    page's next snapshot (2,100) is more than 10% away but not disputed by it (issue 16)."""
+    assert rows(conflicted, "SELECT * FROM mart.disagreements") == []
+    (pair,) = rows(
+        conflicted,
+        "SELECT * FROM mart.observation_pairs WHERE a_source_id = ? AND b_source_id = ? "
+        "AND provider_id = 'cerebras' AND model_id = 'gpt-oss-120b' AND a_value = 2100",
+        [AA_GPT_OSS, TOKENDYNO],
     )
-    assert (row["a_source_id"], row["a_tier"], row["a_value"]) == (AA_GPT_OSS, "T1", 2100.0)
-    assert (row["b_source_id"], row["b_tier"], row["b_value"]) == (TOKENDYNO, "T2", 1753.0)
-    assert row["relative_difference"] == pytest.approx((2100 - 1753) / 1753)
-    assert row["reasoning_effort"] == "high"
-    assert row["a_observed_at"].date().isoformat() == "2026-06-29"
-    assert row["b_quote"].startswith("1,753.0")
+    assert (pair["a_value"], pair["b_value"], pair["disagree"]) == (2100.0, 1753.0, True)
+    assert pair["same_measurement"] and not pair["independent"]
+    assert pair["a_observed_at"].date().isoformat() == "2026-06-29"
+    assert pair["b_quote"].startswith("1,753.0")
     (top,) = rows(
         conflicted,
-        "SELECT provider_id, output_tokens_per_s, disputed_by FROM mart.leaderboard "
+        "SELECT provider_id, output_tokens_per_s, disputed_by, corroborated_by "
+        "FROM mart.leaderboard "
         "WHERE model_id = 'gpt-oss-120b' AND reasoning_effort = 'high' AND rank = 1",
     )
     assert (top["provider_id"], top["output_tokens_per_s"]) == ("cerebras", 2100.0)
-    assert top["disputed_by"] == [TOKENDYNO]
+    assert top["disputed_by"] == [] and top["corroborated_by"] == []
 
 
 def test_source_health_on_the_june_build(june):

@@ -106,14 +106,18 @@ def test_reading_statements_run(sql, query):
     ],
 )
 def test_writing_and_other_statements_are_refused(sql, built, query, message):
+    def models() -> int:
+        with duckdb.connect(str(built.database), read_only=True) as con:
+            return con.execute("SELECT count(*) FROM core.models").fetchone()[0]
+
+    before = models()
     result = sql(query)
     assert result.status == 2
     assert result.out == ""
     assert result.err.startswith("speedbook sql: error: refused: ")
     assert message in result.err
     assert len(result.err.strip().splitlines()) == 1
-    with duckdb.connect(str(built.database), read_only=True) as con:  # nothing was lost
-        assert con.execute("SELECT count(*) FROM core.models").fetchone()[0] == 15
+    assert models() == before > 0  # nothing was lost
 
 
 def test_files_and_urls_cannot_be_read(sql, tmp_path):
@@ -137,7 +141,9 @@ def test_a_failing_query_is_one_clear_line(sql):
 
 
 def test_query_from_stdin(sql, monkeypatch):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("SELECT count(*) AS n FROM core.models\n"))
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO("SELECT count(*) AS n FROM core.models WHERE reviewed\n")
+    )
     result = sql("-", "--format", "json")
     assert json.loads(result.out) == [{"n": 15}]
 

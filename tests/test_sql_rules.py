@@ -15,6 +15,9 @@ def warehouse(tmp_path):
     return make
 
 
+AA_METHOD = "; method: fixed-workload probe (median)"  # the rule names the method
+
+
 def current(con, endpoint="p/m/unknown/standard/-", scope="live_median"):
     return con.execute(
         "SELECT source_id, value, corroborating_sources, corroborated_by, disputed_by, stale "
@@ -146,7 +149,7 @@ def test_stale_only_provider_gets_a_flagged_headline_and_t2_alone_gets_none(ware
             ),
         ]
     )
-    assert headline(con, "old") == ("m", 50, True, "stale: no fresh T1 figure")
+    assert headline(con, "old") == ("m", 50, True, "stale: no fresh T1 figure" + AA_METHOD)
     assert headline(con, "t2only") is None
 
 

@@ -9,6 +9,12 @@ Rules, in order, on the label's base (the label with its variant markers removed
 1. an exact alias, compared by `alias_key` (case, Unicode form and `-`/`_`/space runs ignored);
 2. for a base containing `/`, the same on its last path segment with any `:<version>` removed
    (`meta/llama-2-13b-chat:f4e2...` -> `llama-2-13b-chat`).
+
+A name a source gives as a stable id (OpenRouter's slugs, models.dev's ids, Artificial Analysis's
+slugs, Cloudflare's model names) that no alias resolves is not left unresolved
+(`Resolver.resolve_stable`): its normalised slug (`stable_slug`) is a reviewed entity's id, or
+else an unreviewed entity of its own under that slug, shared by every source whose id normalises
+the same. Nothing else merges entities: never similarity.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import csv
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -29,6 +36,7 @@ KINDS: tuple[str, ...] = (PROVIDER, MODEL)
 
 RESOLVED = "resolved"
 UNRESOLVED = "unresolved"
+UNREVIEWED = "unreviewed"  # a source's stable id no reviewer has confirmed yet: kept under it
 
 # Entity ids are lower-case slugs; dots are allowed because model versions use them (kimi-k2.5).
 ID_SLUG = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
@@ -88,7 +96,7 @@ class Resolution:
     service_tier: str
     reasoning_effort: str | None
     rule: str | None  # which alias matched, and on what
-    suggestions: tuple[str, ...]  # close ids, only when unresolved
+    suggestions: tuple[str, ...]  # close ids: filled only by callers that report (suggest)
 
     @property
     def resolved(self) -> bool:
@@ -255,11 +263,44 @@ class Resolver:
             found = self._memo[memo_key] = self._resolve(kind, text)
         return found
 
+    def resolve_stable(self, kind: str, name: str, stable_id: str | None = None) -> Resolution:
+        """Resolve a name from a source that gives stable ids: through the aliases (on `name`,
+        then on `stable_id`, the source's own id when the name is a display name), then by
+        slug equality with a reviewed entity's id, else as an unreviewed entity under the stable
+        id's normalised slug. Unresolved only when neither yields a slug."""
+        named = self.resolve(kind, name)
+        if named.resolved or stable_id is None or stable_id == name:
+            candidate = named
+        else:
+            by_id = self.resolve(kind, stable_id)
+            candidate = by_id if by_id.resolved else named
+        if candidate.resolved:
+            return candidate
+        variant = parse_variant(name, provider=kind == PROVIDER)
+        source_id = stable_id if stable_id is not None else variant.base
+        slug = stable_slug(source_id if stable_id is not None else variant.base)
+        if slug is None:
+            return candidate
+        known = self.providers if kind == PROVIDER else self.models
+        if slug in known:
+            rule = f"slug {slug!r} of {source_id!r} is the reviewed id"
+            return _resolved(name, variant, slug, rule)
+        return Resolution(
+            input=name,
+            status=UNREVIEWED,
+            entity_id=slug,
+            precision=variant.precision,
+            service_tier=variant.service_tier,
+            reasoning_effort=variant.reasoning_effort,
+            rule=f"unreviewed: slug of {source_id!r}",
+            suggestions=(),
+        )
+
     def resolve_many(self, kind: str, texts: Iterable[str]) -> list[Resolution]:
         return [self.resolve(kind, text) for text in texts]
 
     def _resolve(self, kind: str, text: str) -> Resolution:
-        variant = parse_variant(text)
+        variant = parse_variant(text, provider=kind == PROVIDER)
         if not variant.base:
             return _unresolved(text, variant, ())
         aliases = self._aliases[kind]
@@ -273,7 +314,15 @@ class Resolver:
             if alias is not None:
                 rule = f"alias {alias.spelling_for(tail)!r} on path tail of {variant.base!r}"
                 return _resolved(text, variant, alias.entity_id, rule)
-        return _unresolved(text, variant, self._suggest(kind, variant.base, tail))
+        return _unresolved(text, variant, ())
+
+    def suggest(self, kind: str, text: str) -> tuple[str, ...]:
+        """Up to three reviewed ids close to `text`, for a reviewer. Computed only for names
+        that are reported (difflib over every alias): resolving never computes them."""
+        variant = parse_variant(text if isinstance(text, str) else "", provider=kind == PROVIDER)
+        if not variant.base:
+            return ()
+        return self._suggest(kind, variant.base, _path_tail(variant.base))
 
     def _suggest(self, kind: str, base: str, tail: str | None) -> tuple[str, ...]:
         candidates = self._candidates[kind]
@@ -288,6 +337,24 @@ class Resolver:
                 if candidates[match] not in suggestions:
                     suggestions.append(candidates[match])
         return tuple(suggestions[:_MAX_SUGGESTIONS])
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9.]+")
+_SEPARATOR_RUN = re.compile(r"[-.]*-[-.]*")  # a run of separators holding a dash: one dash
+_DOTS = re.compile(r"\.{2,}")
+
+
+def stable_slug(source_id: str) -> str | None:
+    """The id an unreviewed entity gets from a source's stable id: the last path segment without
+    a `:<version>` suffix, NFKC, lower case, every run of characters other than a-z, 0-9 and `.`
+    as one `-`, trimmed ('deepseek/deepseek-v4-flash' -> 'deepseek-v4-flash', 'Sail Research'
+    -> 'sail-research', '@cf/meta/llama-3.1-8b-instruct' -> 'llama-3.1-8b-instruct'); None when
+    nothing is left."""
+    text = unicodedata.normalize("NFKC", source_id).strip()
+    tail = _path_tail(text) if "/" in text else text.split(":", 1)[0]
+    slug = _NOT_SLUG.sub("-", (tail or "").casefold())
+    slug = _DOTS.sub(".", _SEPARATOR_RUN.sub("-", slug)).strip("-.")
+    return slug if ID_SLUG.match(slug) else None
 
 
 def _path_tail(base: str) -> str | None:

@@ -58,6 +58,9 @@ class Platform:
     catalogue_scope: str
     stated_count: str
     notable: tuple[str, ...]
+    # "<source_id>/<provider id>": the platform's listing in a catalogue of many providers'
+    # catalogues (models.dev), where its own catalogue is not read
+    catalogue_providers: tuple[str, ...] = ()
 
 
 def _load(path: Path) -> dict[str, object]:
@@ -143,7 +146,15 @@ def _platform(index: int, entry: object, path: Path) -> Platform:
         catalogue_scope=_text(entry, "catalogue_scope", label, required=False),
         stated_count=_text(entry, "stated_count", label),
         notable=_strings(entry, "notable", label),
+        catalogue_providers=_strings(entry, "catalogue_providers", label),
     )
+    for listing in platform.catalogue_providers:
+        source, _, provider = listing.partition("/")
+        if not ID_SLUG.match(source) or not provider.strip() or "/" in provider:
+            raise ReviewedFileError(
+                f"{label}: catalogue_providers entry {listing!r} must be "
+                "'<source_id>/<provider id>'"
+            )
     if not ID_SLUG.match(platform.id):
         raise ReviewedFileError(f"{label}: id is not a slug")
     if platform.kind not in PLATFORM_KINDS:
@@ -188,6 +199,10 @@ def unregistered_sources(
     for platform in platforms:
         cited.append((f"platform {platform.id!r} doc_source", platform.doc_source))
         cited += [(f"platform {platform.id!r} catalogue", s) for s in platform.catalogue_sources]
+        cited += [
+            (f"platform {platform.id!r} catalogue provider", listing.partition("/")[0])
+            for listing in platform.catalogue_providers
+        ]
     return [
         f"{where} cites {source!r}, not in the registry"
         for where, source in cited

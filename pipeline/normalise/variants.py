@@ -55,6 +55,7 @@ _PRECISION_MARKERS: dict[str, str] = {
 }
 _SERVICE_TIER_MARKERS: dict[str, str] = {
     "standard": "standard",
+    "base": "standard",  # Nebius's standard endpoints ("Nebius Base"); only on provider names
     "turbo": "turbo",
     "fast": "fast",
     "latency optimized": "latency-optimized",
@@ -76,6 +77,11 @@ _ALL_MARKERS: dict[str, tuple[str, str]] = {
 # words or slug suffixes; "-fast" is, because Workers AI ids use it (llama-3.1-8b-instruct-fast).
 _TRAILING_WORD_MARKERS = frozenset(_PRECISION_MARKERS) | {"latency optimized", "latency optimised"}
 _SLUG_SUFFIX_MARKERS = _TRAILING_WORD_MARKERS | {"fast"} | frozenset(_ADAPTER_MARKERS)
+# A provider's name never ends in a service tier, so on provider names every service tier word is
+# a marker, in parentheses or not ("DeepInfra Turbo FP8", "Fireworks Fast", "Nebius Base"). "Base"
+# is a marker only there: "Llama 3.1 70B (Base)" is the base model, not a service tier.
+_PROVIDER_TRAILING_MARKERS = _TRAILING_WORD_MARKERS | frozenset(_SERVICE_TIER_MARKERS)
+_MODEL_ONLY_EXCLUDED = frozenset({"base"})
 
 _SEPARATORS = re.compile(r"[\s\-_\u2010-\u2015]+")
 _PARENTHETICAL = re.compile(r"^(?P<base>.*?\S)\s*\((?P<inner>[^()]*)\)$")
@@ -116,21 +122,23 @@ def alias_key(text: str) -> str:
     return _SEPARATORS.sub(" ", folded).strip()
 
 
-def _lookup(token: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
+def _lookup(
+    token: str, allowed: frozenset[str] | None = None, excluded: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
     key = alias_key(token)
-    if allowed is not None and key not in allowed:
+    if (allowed is not None and key not in allowed) or key in excluded:
         return None
     return _ALL_MARKERS.get(key)
 
 
-def _strip_parenthetical(text: str) -> tuple[str, Found] | None:
+def _strip_parenthetical(text: str, excluded: frozenset[str]) -> tuple[str, Found] | None:
     match = _PARENTHETICAL.match(text)
     if not match:
         return None
     found: Found = []
     for raw in match["inner"].split(","):
         token = raw.strip()
-        marker = _lookup(token) if token else None
+        marker = _lookup(token, excluded=excluded) if token else None
         if marker is None:
             # One unknown word means this is part of the name ("(0528)", "(400B)"): keep it all.
             return None
@@ -138,14 +146,14 @@ def _strip_parenthetical(text: str) -> tuple[str, Found] | None:
     return match["base"], found
 
 
-def _strip_trailing_words(text: str) -> tuple[str, Found] | None:
+def _strip_trailing_words(text: str, allowed: frozenset[str]) -> tuple[str, Found] | None:
     words = text.split(" ")
     # Two-word markers first so "Latency Optimized" is read as one marker.
     for count in (2, 1):
         if len(words) <= count:
             continue
         token = " ".join(words[-count:])
-        marker = _lookup(token, _TRAILING_WORD_MARKERS)
+        marker = _lookup(token, allowed)
         if marker is not None:
             return " ".join(words[:-count]), [(token, *marker)]
     return None
@@ -173,17 +181,20 @@ def _merge(state: dict[str, str], found: Found) -> dict[str, str] | None:
     return merged
 
 
-def parse_variant(label: str) -> Variant:
-    """Split `label` into a base name and variant; unknown words always stay in the base."""
+def parse_variant(label: str, *, provider: bool = False) -> Variant:
+    """Split `label` into a base name and variant; unknown words always stay in the base.
+    `provider`: the label names a provider, whose trailing words may be any service tier."""
     base = clean_label(label)
     state: dict[str, str] = {}
     tokens: list[str] = []
+    trailing = _PROVIDER_TRAILING_MARKERS if provider else _TRAILING_WORD_MARKERS
+    excluded = frozenset() if provider else _MODEL_ONLY_EXCLUDED
     while True:
         if " " in base:
-            step = _strip_parenthetical(base) or _strip_trailing_words(base)
+            step = _strip_parenthetical(base, excluded) or _strip_trailing_words(base, trailing)
         else:
             # Slug-like ids ("@cf/meta/llama-3.3-70b-instruct-fp8-fast") carry hyphen suffixes.
-            step = _strip_parenthetical(base) or _strip_slug_suffix(base)
+            step = _strip_parenthetical(base, excluded) or _strip_slug_suffix(base)
         if step is None:
             break
         new_base, found = step
@@ -201,4 +212,42 @@ def parse_variant(label: str) -> Variant:
         service_tier=state.get(SERVICE_TIER, DEFAULT_SERVICE_TIER),
         reasoning_effort=state.get(REASONING_EFFORT),
         tokens=tuple(tokens),
+    )
+
+
+@dataclass(frozen=True)
+class TagVariant:
+    """What the suffix of an endpoint's tag says ('deepinfra/fp8', 'fireworks/fast',
+    'amazon-bedrock/eu-west-1'): variant markers, and a region for the words that are none."""
+
+    precision: str = DEFAULT_PRECISION
+    service_tier: str = DEFAULT_SERVICE_TIER
+    reasoning_effort: str | None = None
+    region: str | None = None
+
+
+def tag_variant(suffix: str | None) -> TagVariant:
+    """Read a tag suffix, each `/`-separated part on its own: a part that is a marker (any
+    precision, service tier or effort word; `fp8-fast` holds two) sets its dimension; a part
+    that is not is the endpoint's region, as written ('eu-west-1'). Contradictory markers
+    (`fp8/fp16`) are not read: the whole suffix is kept as the region."""
+    if not suffix or not suffix.strip():
+        return TagVariant()
+    state: dict[str, str] = {}
+    regions: list[str] = []
+    for part in suffix.strip().split("/"):
+        tokens = [part] if _lookup(part) else part.split("-")
+        found = [(token, *marker) for token in tokens if (marker := _lookup(token))]
+        if len(found) != len(tokens) or not found:
+            regions.append(part)
+            continue
+        merged = _merge(state, found)
+        if merged is None:
+            return TagVariant(region=suffix.strip())
+        state = merged
+    return TagVariant(
+        precision=state.get(PRECISION, DEFAULT_PRECISION),
+        service_tier=state.get(SERVICE_TIER, DEFAULT_SERVICE_TIER),
+        reasoning_effort=state.get(REASONING_EFFORT),
+        region="/".join(regions) or None,
     )

@@ -43,7 +43,8 @@ __all__ = [
 ]
 
 Documents = dict[str, dict[str, Any]]
-FigureKey = tuple[str, str, str]  # (endpoint, metric, scope)
+# endpoint, metric, scope, method, statistic
+FigureKey = tuple[str, str, str, str | None, str | None]
 
 FIGURE_FIELDS = ("value", "low", "high", "qualifier", "unit", "tier")
 CLAIM_FIELDS = (
@@ -128,6 +129,8 @@ def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
         "variant": figure.variant.model_dump(mode="json"),
         "metric": figure.metric,
         "scope": figure.scope,
+        "method": figure.method,
+        "statistic": figure.statistic,
         "value": figure.value,
         "low": figure.low,
         "high": figure.high,
@@ -143,8 +146,9 @@ def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
 
 
 def figure_key(figure: Figure) -> FigureKey:
-    """What identifies a figure (a live figure or a headline) of inference.json."""
-    return figure.endpoint, figure.metric, figure.scope
+    """What identifies a figure (a live figure or a headline) of inference.json: its endpoint,
+    metric and scope, and how it was measured (each method keeps its own current figure)."""
+    return figure.endpoint, figure.metric, figure.scope, figure.method, figure.statistic
 
 
 def _figures(release: Release) -> dict[FigureKey, dict[str, Any]]:
@@ -305,12 +309,23 @@ def relative_change(old: Any, new: Any) -> float | None:
     return round((new - old) / old, 4)
 
 
+def in_order(keys: Iterable[Any]) -> list[Any]:
+    """Keys in a stable order; a part that may be null (a figure's method) sorts first."""
+
+    def rank(key: Any) -> Any:
+        if isinstance(key, tuple):
+            return tuple((part is not None, "" if part is None else part) for part in key)
+        return key
+
+    return sorted(keys, key=rank)
+
+
 def _added_removed(
     old: dict[Any, dict[str, Any]], new: dict[Any, dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
     return {
-        "added": [new[k] for k in sorted(new.keys() - old.keys())],
-        "removed": [old[k] for k in sorted(old.keys() - new.keys())],
+        "added": [new[k] for k in in_order(new.keys() - old.keys())],
+        "removed": [old[k] for k in in_order(old.keys() - new.keys())],
     }
 
 
@@ -318,7 +333,7 @@ def _field_changes(
     old: dict[Any, dict[str, Any]], new: dict[Any, dict[str, Any]], fields: Iterable[str]
 ) -> list[dict[str, Any]]:
     changed = []
-    for key in sorted(old.keys() & new.keys()):
+    for key in in_order(old.keys() & new.keys()):
         diffs = [
             {"field": f, "old": old[key].get(f), "new": new[key].get(f)}
             for f in fields
@@ -344,7 +359,7 @@ def _compare_figures(
     new: dict[FigureKey, dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     changed, newly_stale, fresh_again, reobserved = [], [], [], 0
-    for key in sorted(old.keys() & new.keys()):
+    for key in in_order(old.keys() & new.keys()):
         before, after = old[key], new[key]
         entry = _figure_identity(after) | {
             "old": _figure_state(before),
@@ -414,6 +429,19 @@ def _compare_headlines(old: Release, new: Release) -> list[dict[str, Any]]:
     return changed
 
 
+def _one_per_scope(figures: dict[FigureKey, dict[str, Any]]) -> dict[FigureKey, dict[str, Any]]:
+    """The figures keyed by endpoint, metric and scope alone, as releases before schema 1.2
+    kept them: of several methods, the one the current-figure rule then picked (best tier,
+    then newest, then by source id)."""
+    ranked = sorted(figures.items(), key=lambda item: item[1]["source"])
+    ranked.sort(key=lambda item: item[1]["observed_at"], reverse=True)
+    ranked.sort(key=lambda item: item[1]["tier"])
+    kept: dict[FigureKey, dict[str, Any]] = {}
+    for key, figure in ranked:
+        kept.setdefault((*key[:3], None, None), figure)
+    return {key: kept[key] for key in in_order(kept)}
+
+
 def _indexes(release: Release) -> dict[str, dict[Any, Any]]:
     """Every keyed view of a release the comparison reads, built once per release."""
     return {
@@ -455,7 +483,12 @@ def compare(old: Documents | Release | None, new: Documents | Release) -> dict[s
     if old_release is None:
         return result
     before = _indexes(old_release)
-    figure_section, stale = _compare_figures(before["figures"], after["figures"])
+    old_figures, new_figures = before["figures"], after["figures"]
+    if any(key[3] is None for key in old_figures):
+        # a release before schema 1.2 kept one figure per endpoint, metric and scope, whatever
+        # its method: compare it with the figure that rule picks from today's
+        old_figures, new_figures = _one_per_scope(old_figures), _one_per_scope(new_figures)
+    figure_section, stale = _compare_figures(old_figures, new_figures)
 
     def added_removed(
         name: str, fields: tuple[str, ...] = (), key: str = "changed"

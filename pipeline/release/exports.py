@@ -9,10 +9,12 @@ inference_catalog.json: the edge catalogue (platform, tasks in a stable order, t
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from pipeline.normalise.numbers import Figure as ParsedFigure
 from pipeline.normalise.numbers import parse_count_statement
@@ -25,17 +27,22 @@ from pipeline.release.contract.catalog import (
 )
 from pipeline.release.contract.common import Contract, ModelRef, Snapshot, SourceRef, Variant
 from pipeline.release.contract.inference import (
+    Attribution,
     Claim,
     ContextFigure,
+    EndpointPrice,
     FastestLive,
     Figure,
     Headline,
     Inference,
+    ModelFigure,
+    ModelRow,
     Provider,
     ProviderRef,
     SourceSummary,
 )
 from pipeline.release.contract.platforms import (
+    ListedModel,
     ListedModels,
     ModelPlatforms,
     ParsedCount,
@@ -94,6 +101,7 @@ def _variant(record: Record) -> Variant:
         precision=record["precision"],
         service_tier=record["service_tier"],
         reasoning_effort=record["reasoning_effort"],
+        region=record.get("region"),
     )
 
 
@@ -108,7 +116,21 @@ class _Lookups:
     def model(self, model_id: str | None) -> ModelRef | None:
         if model_id is None:
             return None
-        return ModelRef(id=model_id, name=self.models[model_id]["name"])
+        model = self.models[model_id]
+        return ModelRef(id=model_id, name=model["name"], reviewed=bool(model["reviewed"]))
+
+    def provider(self, provider_id: str) -> ProviderRef:
+        provider = self.providers[provider_id]
+        return ProviderRef(
+            id=provider_id, name=provider["name"], reviewed=bool(provider["reviewed"])
+        )
+
+    def attribution(self, source_id: str) -> Attribution:
+        """The credit a source's data carries wherever it is shown: its publisher, and a link
+        to the publisher's site (the registry URL's origin, https://artificialanalysis.ai/)."""
+        source = self.sources[source_id]
+        parts = urlsplit(source["url"])
+        return Attribution(publisher=source["publisher"], url=f"{parts.scheme}://{parts.netloc}/")
 
     def source_ref(self, source_id: str, snapshot_id: str) -> SourceRef:
         """Where a figure comes from: enough to trace it to its snapshot, URL, tier and date."""
@@ -177,11 +199,15 @@ def _figure_fields(record: Record, lookups: _Lookups) -> dict[str, Any]:
         "high": number(record["high"]),
         "qualifier": record["qualifier"],
         "unit": record["unit"],
+        "method": record["method"],
+        "statistic": record["statistic"],
+        "window_minutes": record["window_minutes"],
         "observed_at": timestamp(record["observed_at"]),
         "stale": bool(record["stale"]),
         "tier": record["tier"],
         "source": lookups.source_ref(record["source_id"], record["snapshot_id"]),
-        "corroborating_sources": int(record["corroborating_sources"]),
+        "corroborating_sources": len(record["corroborated_by"]),
+        "corroborated_by": list(record["corroborated_by"]),
         "disputed_by": list(record["disputed_by"]),
     }
 
@@ -220,20 +246,20 @@ def _headline(record: Record, lookups: _Lookups, context: list[Record]) -> Headl
 
 
 class _LiveFigures:
-    """Every current live figure, by endpoint: what mart.peak_vs_live names beside a claim is
+    """Every current live figure, by observation: what mart.peak_vs_live names beside a claim is
     looked up here, so the export shows the view's figures and cannot disagree with it."""
 
     def __init__(self, records: list[Record]) -> None:
-        self.speeds = {r["endpoint_id"]: r for r in records if r["metric"] == SPEED}
+        self.speeds = {r["observation_id"]: r for r in records if r["metric"] == SPEED}
 
-    def speed_of(self, claim_id: str, endpoint_id: str | None) -> Record | None:
-        if endpoint_id is None:
+    def speed_of(self, claim_id: str, observation_id: str | None) -> Record | None:
+        if observation_id is None:
             return None
-        if endpoint_id not in self.speeds:
+        if observation_id not in self.speeds:
             raise LookupError(
-                f"claim {claim_id}: live figure {endpoint_id} is not among the current figures"
+                f"claim {claim_id}: live figure {observation_id} is not among the current figures"
             )
-        return self.speeds[endpoint_id]
+        return self.speeds[observation_id]
 
 
 def _claim(
@@ -244,9 +270,8 @@ def _claim(
     lookups: _Lookups,
 ) -> Claim:
     # the view gives ratios only to per-user claims with a live point figure
-    same = live.speed_of(claim["claim_id"], beside["live_endpoint_id"]) if beside else None
-    fastest = live.speed_of(claim["claim_id"], beside["fastest_endpoint_id"]) if beside else None
-    fastest_provider = lookups.providers[fastest["provider_id"]] if fastest else None
+    same = live.speed_of(claim["claim_id"], beside["live_observation_id"]) if beside else None
+    fastest = live.speed_of(claim["claim_id"], beside["fastest_observation_id"]) if beside else None
     return Claim(
         id=claim["claim_id"],
         model=lookups.model(claim["model_id"]),
@@ -267,11 +292,9 @@ def _claim(
         fastest_live_median=(
             FastestLive(
                 **_figure_fields(fastest, lookups),
-                provider=ProviderRef(
-                    id=fastest_provider["provider_id"], name=fastest_provider["name"]
-                ),
+                provider=lookups.provider(fastest["provider_id"]),
             )
-            if fastest and fastest_provider
+            if fastest
             else None
         ),
         peak_to_fastest_live_ratio=(
@@ -287,6 +310,63 @@ def _grouped(records: list[Record], key: str) -> dict[str, list[Record]]:
     return groups
 
 
+def _price(record: Record, lookups: _Lookups) -> EndpointPrice:
+    model = lookups.model(record["model_id"])
+    assert model is not None  # an endpoint always names its model
+    return EndpointPrice(
+        endpoint=record["endpoint_id"],
+        model=model,
+        variant=_variant(record),
+        listed_as=record["endpoint_tag"],
+        quantization=record["quantization"],
+        price_input_usd_per_mtok=number(record["price_input_usd_per_mtok"], 6),
+        price_output_usd_per_mtok=number(record["price_output_usd_per_mtok"], 6),
+        price_cache_read_usd_per_mtok=number(record["price_cache_read_usd_per_mtok"], 6),
+        discount=number(record["discount"]),
+        context_window=record["context_window"],
+        max_output_tokens=record["max_output_tokens"],
+        function_calling=record["function_calling"],
+        status=record["status"],
+        observed_at=timestamp(record["observed_at"]),
+        source=lookups.source_ref(record["source_id"], record["snapshot_id"]),
+    )
+
+
+def _model_rows(records: list[Record], lookups: _Lookups) -> list[ModelRow]:
+    rows = []
+    for model_id, figures in _grouped(records, "model_id").items():
+        model = lookups.models[model_id]
+        rows.append(
+            ModelRow(
+                id=model_id,
+                name=model["name"],
+                reviewed=bool(model["reviewed"]),
+                figures=[_model_figure(f, lookups) for f in figures],
+            )
+        )
+    return sorted(rows, key=lambda row: row.id)
+
+
+def _model_figure(record: Record, lookups: _Lookups) -> ModelFigure:
+    workload = json.loads(record["workload"]) if record["workload"] else {}
+    return ModelFigure(
+        metric=record["metric"],
+        statistic=record["statistic"],
+        value=number(record["value"]),
+        unit=record["unit"],
+        reasoning_effort=record["reasoning_effort"],
+        method=record["method"],
+        window_minutes=record["window_minutes"],
+        prompt_length_tokens=workload.get("prompt_length_tokens"),
+        parallel_queries=workload.get("parallel_queries"),
+        observed_at=timestamp(record["observed_at"]),
+        stale=bool(record["stale"]),
+        tier=record["tier"],
+        source=lookups.source_ref(record["source_id"], record["snapshot_id"]),
+        attribution=lookups.attribution(record["source_id"]),
+    )
+
+
 def inference_export(inputs: ExportInputs, info: ReleaseInfo) -> Inference:
     lookups = _Lookups(inputs)
     headlines = {h["provider_id"]: h for h in inputs.headlines}
@@ -296,10 +376,11 @@ def inference_export(inputs: ExportInputs, info: ReleaseInfo) -> Inference:
     claim_sources = _grouped(inputs.claim_sources, "claim_id")
     beside = {record["claim_id"]: record for record in inputs.peak_vs_live}
     live = _LiveFigures(inputs.live_figures)
+    prices = _grouped(inputs.endpoint_prices, "provider_id")
     rows = []
     for provider in inputs.providers:
         pid = provider["provider_id"]
-        if pid not in headlines and not figures[pid] and not claims[pid]:
+        if pid not in headlines and not figures[pid] and not claims[pid] and not prices[pid]:
             continue
         headline = _headline(headlines[pid], lookups, context[pid]) if pid in headlines else None
         row_context = [_context(c, lookups) for c in context[pid]]
@@ -308,7 +389,9 @@ def inference_export(inputs: ExportInputs, info: ReleaseInfo) -> Inference:
             _claim(c, claim_sources[c["claim_id"]], beside.get(c["claim_id"]), live, lookups)
             for c in claims[pid]
         ]
+        row_prices = [_price(p, lookups) for p in prices[pid]]
         used = {f.source.id for f in live_figures} | {c.source.id for c in row_context}
+        used |= {p.source.id for p in row_prices}
         used |= {s.id for c in row_claims for s in c.sources}
         # the fastest live median beside a claim may be another provider's figure
         used |= {c.fastest_live_median.source.id for c in row_claims if c.fastest_live_median}
@@ -318,6 +401,7 @@ def inference_export(inputs: ExportInputs, info: ReleaseInfo) -> Inference:
             Provider(
                 id=pid,
                 name=provider["name"],
+                reviewed=bool(provider["reviewed"]),
                 country=provider["country"],
                 type=provider["type"],
                 website=provider["website"],
@@ -326,10 +410,14 @@ def inference_export(inputs: ExportInputs, info: ReleaseInfo) -> Inference:
                 context=row_context,
                 live_figures=live_figures,
                 claims=row_claims,
+                prices=row_prices,
                 sources=[lookups.source_summary(s) for s in sorted(used)],
             )
         )
-    return Inference(export="inference", providers=rows, **_envelope(info, inputs, lookups))
+    models = _model_rows(inputs.model_figures, lookups)
+    return Inference(
+        export="inference", providers=rows, models=models, **_envelope(info, inputs, lookups)
+    )
 
 
 # --- model_platforms.json -------------------------------------------------------------------------
@@ -346,7 +434,8 @@ def _count(figure: ParsedFigure | None) -> ParsedCount | None:
 def platforms_export(inputs: ExportInputs, info: ReleaseInfo) -> ModelPlatforms:
     lookups = _Lookups(inputs)
     statements = {s["platform_id"]: s for s in inputs.platform_statements}
-    listed = _grouped(inputs.platform_models, "platform_id")
+    own = _grouped(inputs.platform_models, "platform_id")
+    listings = _grouped(inputs.platform_offers, "platform_id")
     rows = []
     for platform in inputs.platforms:
         pid = platform["platform_id"]
@@ -355,8 +444,13 @@ def platforms_export(inputs: ExportInputs, info: ReleaseInfo) -> ModelPlatforms:
             continue  # its documentation has no snapshot as of this build
         primary, others = parse_count_statement(platform["stated_count"])
         doc = lookups.source_ref(statement["source_id"], statement["snapshot_id"])
-        catalogue_snapshots = sorted({(e["source_id"], e["snapshot_id"]) for e in listed[pid]})
+        # its own catalogue where one is read, else its listing in models.dev
+        kind, listed = ("own", own[pid]) if own[pid] else ("models_dev", listings[pid])
+        catalogue_snapshots = sorted({(e["source_id"], e["snapshot_id"]) for e in listed})
         catalogue = [lookups.source_ref(s, snap) for s, snap in catalogue_snapshots]
+        models = sorted(
+            {(e.get("platform_model_id") or e["catalogue_model_id"], e["model_id"]) for e in listed}
+        )
         rows.append(
             Platform(
                 id=pid,
@@ -372,11 +466,13 @@ def platforms_export(inputs: ExportInputs, info: ReleaseInfo) -> ModelPlatforms:
                 ),
                 listed_models=(
                     ListedModels(
-                        count=len(listed[pid]),
-                        scope=platform["catalogue_scope"],
+                        count=len(models),
+                        scope=platform["catalogue_scope"] if kind == "own" else None,
+                        catalogue=kind,
+                        models=[ListedModel(id=i, model=lookups.model(m)) for i, m in models],
                         sources=catalogue,
                     )
-                    if listed[pid]
+                    if listed
                     else None
                 ),
                 notable=platform["notable"].split(" · ") if platform["notable"] else [],
@@ -402,6 +498,7 @@ def _catalog_model(entry: Record) -> CatalogModel:
         name=entry["listed_name"],
         publisher=entry["publisher"],
         model_id=entry["model_id"],
+        model_reviewed=entry["model_reviewed"],
         # the catalogue omits a flag when it is false
         function_calling=bool(entry["function_calling"]),
         precision=entry["precision"],

@@ -236,7 +236,7 @@ def _bars(providers: list[Provider]) -> list[Bar]:
             Bar(
                 provider_id=provider.id,
                 provider_name=provider.name,
-                provider_type=PROVIDER_TYPES[provider.type],
+                provider_type=PROVIDER_TYPES[provider.type] if provider.type else "unreviewed",
                 model_id=headline.model.id if headline.model else "",
                 model=_model_with_variant(headline),
                 tier=headline.tier,

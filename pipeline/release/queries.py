@@ -52,6 +52,12 @@ class ExportInputs:
     platforms: list[Record]
     platform_statements: list[Record]
     platform_models: list[Record]
+    # each endpoint's listing in its source's newest usable snapshot (OpenRouter's endpoints)
+    endpoint_prices: list[Record]
+    # model-level figures: the newest per model, effort, metric and method (mart.model_figures)
+    model_figures: list[Record]
+    # platforms' listings in a catalogue of catalogues (models.dev), newest usable snapshot
+    platform_offers: list[Record]
 
 
 def read_inputs(con: duckdb.DuckDBPyConnection) -> ExportInputs:
@@ -116,5 +122,27 @@ def read_inputs(con: duckdb.DuckDBPyConnection) -> ExportInputs:
             con,
             "SELECT * FROM mart.platform_models "
             "ORDER BY platform_id, platform_model_id, snapshot_id",
+        ),
+        endpoint_prices=_records(
+            con,
+            """
+            SELECT o.* FROM core.endpoint_offers AS o
+            SEMI JOIN mart.latest_snapshots AS l ON l.snapshot_id = o.snapshot_id
+            ORDER BY o.provider_id, o.endpoint_id, o.endpoint_tag, o.catalogue_model_id
+            """,
+        ),
+        model_figures=_records(
+            con,
+            "SELECT * FROM mart.model_figures "
+            "ORDER BY model_id, reasoning_effort NULLS FIRST, metric, method",
+        ),
+        platform_offers=_records(
+            con,
+            """
+            SELECT platform_id, catalogue_model_id, model_id, source_id, snapshot_id
+            FROM mart.model_offers
+            WHERE platform_id IS NOT NULL AND offered_by_kind = 'provider'
+            ORDER BY platform_id, catalogue_model_id, snapshot_id
+            """,
         ),
     )

@@ -10,6 +10,7 @@ from pandera.typing import Series
 from pipeline.schema.staging import UtcTimestamp
 from pipeline.schema.vocabulary import (
     CLAIM_SCOPES,
+    METHODS,
     METRICS,
     OBTAINED_BY,
     PLATFORM_KINDS,
@@ -20,6 +21,7 @@ from pipeline.schema.vocabulary import (
     SCOPES,
     SERVICE_TIERS,
     SOURCE_KINDS,
+    STATISTICS,
     TIERS,
     UNITS,
 )
@@ -66,37 +68,64 @@ class Snapshots(CoreTable):
     note: Series[str] = pa.Field(nullable=True, description="provenance note")
 
 
+REVIEWED = (
+    "a reviewer confirmed it (the reviewed file lists it); false for an entity kept under a "
+    "source's stable id that no alias knows yet (speedbook resolve --pending)"
+)
+NAMED_BY = "the sources whose stable ids name an unreviewed entity; null when reviewed"
+
+
 class Providers(CoreTable):
-    """Inference providers, clouds and hardware vendors (reviewed: providers.csv)."""
+    """Inference providers, clouds and hardware vendors: reviewed (providers.csv), and unreviewed
+    ones kept under a source's stable id."""
 
     provider_id: Series[str] = pa.Field(unique=True)
     name: Series[str]
     country: Series[str] = pa.Field(
         nullable=True, description="ISO 3166 alpha-2, where a source states it"
     )
-    type: Series[str] = pa.Field(isin=list(PROVIDER_TYPES))
+    type: Series[str] = pa.Field(isin=list(PROVIDER_TYPES), nullable=True)
     website: Series[str] = pa.Field(nullable=True)
+    reviewed: Series[bool] = pa.Field(description=REVIEWED)
+    named_by: Series[str] = pa.Field(nullable=True, description=NAMED_BY)
 
 
 class Models(CoreTable):
-    """Canonical models (reviewed: models.csv)."""
+    """Canonical models: reviewed (models.csv), and unreviewed ones kept under a source's stable
+    id."""
 
     model_id: Series[str] = pa.Field(unique=True)
     name: Series[str] = pa.Field(description="display name")
     creator: Series[str] = pa.Field(nullable=True)
+    reviewed: Series[bool] = pa.Field(description=REVIEWED)
+    named_by: Series[str] = pa.Field(nullable=True, description=NAMED_BY)
+
+
+REGION = (
+    "region of a regional endpoint, as its source names it (OpenRouter's tag suffix "
+    "'eu-west-1'); null for the provider's default endpoint"
+)
+METHOD = (
+    "how the figure was measured: fixed-workload probe (Artificial Analysis), percentiles of "
+    "live routed traffic (OpenRouter), one-off run (LLMPerf), vendor record (a claim), or "
+    "compiled (a compilation's figure whose cited page is not read here)"
+)
 
 
 class Endpoints(CoreTable):
     """Provider x model x variant: the key of every speed figure."""
 
     endpoint_id: Series[str] = pa.Field(
-        unique=True, description="provider/model/precision/service_tier/reasoning_effort"
+        unique=True,
+        description="provider/model/precision/service_tier/reasoning_effort, then @region for "
+        "a regional endpoint",
     )
     provider_id: Series[str]
     model_id: Series[str]
     precision: Series[str] = pa.Field(isin=list(PRECISIONS))
     service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    region: Series[str] = pa.Field(nullable=True, description=REGION)
 
 
 class Observations(CoreTable):
@@ -110,10 +139,35 @@ class Observations(CoreTable):
     precision: Series[str] = pa.Field(isin=list(PRECISIONS))
     service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    region: Series[str] = pa.Field(nullable=True, description=REGION)
     metric: Series[str] = pa.Field(isin=list(METRICS))
     scope: Series[str] = pa.Field(
         isin=list(SCOPES),
         description="live_median, peak_per_user or aggregate: never compared across",
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description=METHOD)
+    statistic: Series[str] = pa.Field(
+        isin=list(STATISTICS),
+        nullable=True,
+        description="median, p50, p75, p90 or p99 of the requests in the window; null for a "
+        "record claim or a figure whose source does not say",
+    )
+    window_minutes: Series[pd.Int64Dtype] = pa.Field(
+        gt=0,
+        nullable=True,
+        metadata={"unit": "minutes"},
+        description="the window the statistic covers (4320: 72 hours; 30); null for a one-off "
+        "run, a claim, or a source that does not say",
+    )
+    cited_source_id: Series[str] = pa.Field(
+        nullable=True,
+        description="the registered source this figure repeats (a compilation's cited page): "
+        "never independent of it",
+    )
+    lineage: Series[str] = pa.Field(
+        description="the measurement the figure repeats: claim:<claim_id> for a record claim "
+        "(whichever page repeats it), else the cited source, else its own source. Two figures "
+        "of one lineage never corroborate each other"
     )
     value: Series[float] = pa.Field(nullable=True, ge=0, description="the figure; null for a range")
     low: Series[float] = pa.Field(nullable=True, ge=0, description="range low end")
@@ -156,6 +210,104 @@ class ContextFigures(CoreTable):
     source_id: Series[str]
     tier: Series[str] = pa.Field(isin=list(TIERS))
     row_number: Series[int] = pa.Field(description="row of the compilation's table")
+
+
+class ModelFigures(CoreTable):
+    """Model-level figures: a source's figure about a model across providers (Artificial
+    Analysis's medians), never attributed to a provider or an endpoint."""
+
+    figure_id: Series[str] = pa.Field(unique=True, description="stable hash of its origin")
+    model_id: Series[str]
+    reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    label: Series[str] = pa.Field(description="the model as the source names it")
+    metric: Series[str] = pa.Field(isin=list(METRICS))
+    statistic: Series[str] = pa.Field(
+        isin=list(STATISTICS), description="the statistic of the probes (median)"
+    )
+    value: Series[float] = pa.Field(gt=0)
+    unit: Series[str] = pa.Field(isin=list(UNITS))
+    window_minutes: Series[pd.Int64Dtype] = pa.Field(
+        gt=0, nullable=True, metadata={"unit": "minutes"}, description="the statistic's window"
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description=METHOD)
+    workload: Series[str] = pa.Field(
+        nullable=True, description="the probes' workload (prompt length, parallel queries), JSON"
+    )
+    observed_at: Series[UtcTimestamp]
+    retrieved_at: Series[UtcTimestamp]
+    snapshot_id: Series[str]
+    source_id: Series[str]
+    tier: Series[str] = pa.Field(isin=list(TIERS))
+
+
+class EndpointOffers(CoreTable):
+    """What a provider's endpoint offers, per snapshot (OpenRouter's endpoint listing): prices in
+    USD per million tokens, limits, status, uptime and tool calling."""
+
+    endpoint_id: Series[str]
+    provider_id: Series[str]
+    model_id: Series[str]
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS))
+    service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
+    reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    region: Series[str] = pa.Field(nullable=True, description=REGION)
+    catalogue_model_id: Series[str] = pa.Field(description="the model's id in the source")
+    endpoint_tag: Series[str] = pa.Field(description="the endpoint's key in the source")
+    quantization: Series[str] = pa.Field(
+        nullable=True, description="quantization as the source writes it ('mxfp4')"
+    )
+    status: Series[pd.Int64Dtype] = pa.Field(nullable=True, description="status code as given")
+    context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    max_output_tokens: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
+    price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
+    price_cache_read_usd_per_mtok: Series[float] = pa.Field(
+        nullable=True, ge=0, description="price per million cached input tokens read [USD]"
+    )
+    discount: Series[float] = pa.Field(
+        nullable=True, ge=0, le=1, description="fraction already taken off the prices"
+    )
+    function_calling: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    uptime_last_30m: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
+    uptime_last_1d: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
+    member_url: Series[str] = pa.Field(description="request URL of the response it came from")
+    observed_at: Series[UtcTimestamp]
+    snapshot_id: Series[str]
+    source_id: Series[str]
+    tier: Series[str] = pa.Field(isin=list(TIERS))
+
+
+class CatalogueOffers(CoreTable):
+    """Offers of a catalogue of many providers' catalogues (models.dev): one row per provider x
+    model, per snapshot."""
+
+    provider_id: Series[str] = pa.Field(description="the offering provider (reviewed or not)")
+    platform_id: Series[str] = pa.Field(
+        nullable=True, description="the reviewed platform whose catalogue this provider is"
+    )
+    catalogue_provider_id: Series[str] = pa.Field(description="the provider's id in the source")
+    catalogue_model_id: Series[str] = pa.Field(description="the model's id in the source")
+    model_id: Series[str] = pa.Field(nullable=True)
+    name: Series[str]
+    price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
+    price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
+    price_cache_read_usd_per_mtok: Series[float] = pa.Field(
+        nullable=True, ge=0, description="price per million cached input tokens read [USD]"
+    )
+    context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    max_output_tokens: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    function_calling: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    reasoning: Series[pd.BooleanDtype] = pa.Field(
+        nullable=True, description="the catalogue marks a reasoning model"
+    )
+    open_weights: Series[pd.BooleanDtype] = pa.Field(
+        nullable=True, description="the catalogue marks the weights as published"
+    )
+    release_date: Series[str] = pa.Field(nullable=True, description="as written")
+    status: Series[str] = pa.Field(nullable=True, description="as written ('beta')")
+    observed_at: Series[UtcTimestamp]
+    snapshot_id: Series[str]
+    source_id: Series[str]
 
 
 class Claims(CoreTable):
@@ -213,7 +365,9 @@ class PlatformModels(CoreTable):
     publisher: Series[str] = pa.Field(nullable=True)
     task: Series[str] = pa.Field(nullable=True)
     model_id: Series[str] = pa.Field(
-        nullable=True, description="canonical model, where an alias matches"
+        nullable=True,
+        description="the model (reviewed, or unreviewed under the catalogue's id); null when "
+        "the id yields no slug",
     )
     precision: Series[str] = pa.Field(isin=list(PRECISIONS), description="parsed from the name")
     service_tier: Series[str] = pa.Field(
@@ -281,6 +435,9 @@ CORE_TABLES: dict[str, type[CoreTable]] = {
     "endpoints": Endpoints,
     "observations": Observations,
     "context_figures": ContextFigures,
+    "model_figures": ModelFigures,
+    "endpoint_offers": EndpointOffers,
+    "catalogue_offers": CatalogueOffers,
     "claims": Claims,
     "claim_evidence": ClaimEvidence,
     "platforms": Platforms,

@@ -16,7 +16,13 @@ Precision = Literal["fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4",
 ServiceTier = Literal["standard", "turbo", "fast", "latency-optimized", "reference"]
 ReasoningEffort = Literal["low", "medium", "high"]
 Scope = Literal["live_median", "peak_per_user", "aggregate"]
-Metric = Literal["output_tokens_per_s", "ttft_s", "e2e_s", "price_blended_usd_per_mtok"]
+Metric = Literal[
+    "output_tokens_per_s",
+    "ttft_s",
+    "time_to_first_answer_token_s",  # after a reasoning model's thinking (Artificial Analysis)
+    "e2e_s",
+    "price_blended_usd_per_mtok",
+]
 Qualifier = Literal["approx", "at_least", "up_to", "range"]
 # How a figure was measured (DESIGN.md "method"); figures of different methods never compare.
 Method = Literal[
@@ -24,6 +30,7 @@ Method = Literal[
     "percentiles of live routed traffic",  # OpenRouter's endpoint statistics
     "one-off run",  # LLMPerf
     "vendor record",  # a vendor's own record claim
+    "compiled",  # a compilation's figure whose cited page is not read here: method unknown
 ]
 Statistic = Literal["median", "p50", "p75", "p90", "p99"]
 Unit = Literal["tokens/s", "s", "USD per 1M tokens"]

@@ -12,11 +12,22 @@ from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BUNDLE_EXTENSION
 
 
 @dataclass(frozen=True)
+class Measurement:
+    """How the figures of a format were measured, where its frames do not say it row by row
+    (vocabulary: Method, Statistic); window in minutes, None for a one-off run or a record."""
+
+    method: str
+    statistic: str | None = None
+    window_minutes: int | None = None
+
+
+@dataclass(frozen=True)
 class FormatSpec:
     name: str
     description: str
     extension: str
     content_types: tuple[str, ...]
+    measurement: Measurement | None = None
 
     def extension_for(self, content_type: str) -> str:
         """The file extension of a snapshot stored with `content_type`: the one that names that
@@ -38,24 +49,28 @@ FORMATS: dict[str, FormatSpec] = {
             "Artificial Analysis /models/<slug>/providers page: per-endpoint leaderboard",
             "html",
             ("text/html",),
+            Measurement("fixed-workload probe", "median", 72 * 60),  # a 72-hour median
         ),
         FormatSpec(
             "compilation_page",
             "A page compiling figures from T1 sources into provider and platform tables",
             "html",
             ("text/html",),
+            Measurement("compiled"),  # the cited page's method, when read
         ),
         FormatSpec(
             "llmperf_summary",
             "LLMPerf leaderboard run summary (raw_data/summary/*.json)",
             "json",
             ("application/json", "text/plain"),
+            Measurement("one-off run", "p50"),  # the run's per-request median
         ),
         FormatSpec(
             "claim_page",
             "Vendor press release or press article stating record tokens/sec claims in prose",
             "html",
             ("text/html",),
+            Measurement("vendor record"),
         ),
         FormatSpec(
             "cloudflare_models",

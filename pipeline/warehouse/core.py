@@ -27,6 +27,7 @@ from pipeline.raw.outcomes import OutcomeRecord
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.core import CORE_TABLES
 from pipeline.schema.ddl import sync_tables
+from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
@@ -40,19 +41,28 @@ CREATE TABLE IF NOT EXISTS core.build_state (
 """
 
 
+# Tables derived snapshot by snapshot from staging (each row names its snapshot): like the
+# observations, they are appended for the snapshots a build has not derived yet, and their rows of
+# snapshots no longer usable are dropped. Every other core table is small and rebuilt whole.
+PER_SNAPSHOT = ("observations", "model_figures", "endpoint_offers", "catalogue_offers")
+MACROS_SQL = "00_macros.sql"
+
+
 class CoreBuildError(RuntimeError):
     """The core tables cannot be built from what staging holds."""
 
 
 def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
     """Create the core tables, or bring those of an older build to their models
-    (`sync_tables`). Every table but observations is refilled by each build anyway; when
-    observations had to be rebuilt empty, the build state is forgotten so that the next build
-    derives every observation again instead of appending to nothing."""
+    (`sync_tables`). The tables not derived per snapshot are refilled by each build anyway;
+    when one derived per snapshot had to be rebuilt empty, the build state is forgotten, so
+    that the next build derives everything again instead of appending to nothing."""
     con.execute("CREATE SCHEMA IF NOT EXISTS core")
     dropped = sync_tables(con, "core", CORE_TABLES)
     con.execute(BUILD_STATE_DDL)
-    if "observations" in dropped:
+    # the shared rules (endpoint ids, comparable endpoints) the mart uses too
+    con.execute((SQL_DIR / "core" / MACROS_SQL).read_text(encoding="utf-8"))
+    if set(dropped) & set(PER_SNAPSHOT):
         con.execute("DELETE FROM core.build_state")
 
 
@@ -133,26 +143,63 @@ def _outcomes_frame(outcomes: Sequence[OutcomeRecord]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(CORE_TABLES["fetch_outcomes"].to_schema().columns))
 
 
-def _entity_frames(resolver: Resolver) -> tuple[pd.DataFrame, pd.DataFrame]:
-    providers = pd.DataFrame(
-        [
-            {
-                "provider_id": p.provider_id,
-                "name": p.name,
-                "country": p.country or None,
-                "type": p.type,
-                "website": p.website or None,
-            }
-            for p in resolver.providers.values()
-        ]
-    )
-    models = pd.DataFrame(
-        [
-            {"model_id": m.model_id, "name": m.name, "creator": m.creator or None}
-            for m in resolver.models.values()
-        ]
-    )
-    return providers, models
+def _unreviewed(labels: LabelReport, kind: str) -> dict[str, tuple[str, str]]:
+    """Unreviewed entities of a kind: id -> (name, the sources naming it). The name is the one
+    the most uses give (ties by text), so the same staging gives the same name."""
+    table = labels.unreviewed
+    table = table[table["kind"] == kind].sort_values(["uses", "name"], ascending=[False, True])
+    entities: dict[str, tuple[str, set[str]]] = {}
+    for row in table.itertuples(index=False):
+        _name, sources = entities.setdefault(row.entity_id, (str(row.name), set()))
+        sources.update(str(row.sources).split(", "))
+    return {key: (name, ", ".join(sorted(s))) for key, (name, s) in entities.items()}
+
+
+def _entity_frames(resolver: Resolver, labels: LabelReport) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Reviewed entities from the reviewed files, and the unreviewed ones the build's stable ids
+    name (resolve_stable never gives a reviewed id to an unreviewed entity)."""
+    providers = [
+        {
+            "provider_id": p.provider_id,
+            "name": p.name,
+            "country": p.country or None,
+            "type": p.type,
+            "website": p.website or None,
+            "reviewed": True,
+            "named_by": None,
+        }
+        for p in resolver.providers.values()
+    ]
+    providers += [
+        {"provider_id": key, "name": name, "country": None, "type": None, "website": None}
+        | {"reviewed": False, "named_by": sources}
+        for key, (name, sources) in sorted(_unreviewed(labels, "provider").items())
+    ]
+    models = [
+        {"model_id": m.model_id, "name": m.name, "creator": m.creator or None}
+        | {"reviewed": True, "named_by": None}
+        for m in resolver.models.values()
+    ]
+    models += [
+        {"model_id": key, "name": name, "creator": None, "reviewed": False, "named_by": sources}
+        for key, (name, sources) in sorted(_unreviewed(labels, "model").items())
+    ]
+    return pd.DataFrame(providers), pd.DataFrame(models)
+
+
+def _measurements_frame() -> pd.DataFrame:
+    """How each format's figures were measured where its frames do not say (FormatSpec)."""
+    rows = [
+        {
+            "format": spec.name,
+            "method": spec.measurement.method,
+            "statistic": spec.measurement.statistic,
+            "window_minutes": spec.measurement.window_minutes,
+        }
+        for spec in FORMATS.values()
+        if spec.measurement is not None
+    ]
+    return pd.DataFrame(rows).astype({"window_minutes": "Int64"})
 
 
 def _claims_frame(claims: tuple[Claim, ...], resolver: Resolver) -> pd.DataFrame:
@@ -197,9 +244,15 @@ def _platform_frames(platforms: tuple[Platform, ...]) -> tuple[pd.DataFrame, pd.
             }
         )
         mapping += [
-            {"source_id": s, "platform_id": platform.id} for s in platform.catalogue_sources
+            {"source_id": s, "catalogue_provider_id": None, "platform_id": platform.id}
+            for s in platform.catalogue_sources
         ]
-    return pd.DataFrame(rows), pd.DataFrame(mapping, columns=["source_id", "platform_id"])
+        mapping += [
+            {"source_id": source, "catalogue_provider_id": provider, "platform_id": platform.id}
+            for source, _, provider in (p.partition("/") for p in platform.catalogue_providers)
+        ]
+    columns = ["source_id", "catalogue_provider_id", "platform_id"]
+    return pd.DataFrame(rows), pd.DataFrame(mapping, columns=columns).astype("string")
 
 
 def build_core(
@@ -229,18 +282,17 @@ def build_core(
     only the observations of snapshots not loaded yet, or read again by a newer parser, are added,
     and those of snapshots no longer usable (damaged) are dropped. Anything else changed: every
     observation is derived again. The other tables are small and always rebuilt whole."""
-    blocking = labels.blocking
-    if len(blocking):
-        names = ", ".join(f"{r.kind} {r.label!r}" for r in blocking.itertuples())
-        raise CoreBuildError(f"unresolved names in figures: {names}")
     ensure_core(con)
-    providers, models = _entity_frames(resolver)
+    providers, models = _entity_frames(resolver, labels)
     platform_rows, platform_sources = _platform_frames(platforms)
     sources_frame = _sources_frame(sources, confirmed)
     claims_frame = _claims_frame(claims, resolver)
     # what a label resolves to matters; how often it is used (sources, uses) does not
     resolved = labels.resolutions.drop(columns=["sources", "uses", "suggestions"])
-    key = derivation_key(resolved, claims_frame, sources_frame.drop(columns=["confirmed_at"]))
+    measurements = _measurements_frame()
+    key = derivation_key(
+        resolved, claims_frame, sources_frame.drop(columns=["confirmed_at"]), measurements
+    )
     scope_build(con, in_scope)
     previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
     append = previous is not None and previous[0] == key
@@ -262,23 +314,25 @@ def build_core(
                 "SELECT snapshot_id FROM build_scope "
                 "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM staging.derived_snapshots)"
             )
-            # two deletes, not one with OR: each stays an anti- or semi-join
-            con.execute(
-                "DELETE FROM core.observations "
-                "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
-            )
-            con.execute(
-                "DELETE FROM core.observations "
-                "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
-            )
+            for name in PER_SNAPSHOT:
+                # two deletes, not one with OR: each stays an anti- or semi-join
+                con.execute(
+                    f"DELETE FROM core.{name} "
+                    "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
+                )
+                con.execute(
+                    f"DELETE FROM core.{name} "
+                    "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
+                )
         else:
             con.execute(
                 "CREATE OR REPLACE TABLE staging.observation_scope AS "
                 "SELECT snapshot_id FROM build_scope"
             )
-            con.execute("DELETE FROM core.observations")
+            for name in PER_SNAPSHOT:
+                con.execute(f"DELETE FROM core.{name}")
         for name in CORE_TABLES:
-            if name != "observations":
+            if name not in PER_SNAPSHOT:
                 con.execute(f"DELETE FROM core.{name}")
         _insert(con, "core.sources", sources_frame)
         _insert(con, "core.snapshots", _snapshots_frame(snapshots))
@@ -289,6 +343,7 @@ def build_core(
         _replace(con, "staging.label_resolution", labels.resolutions)
         _replace(con, "staging.reviewed_claims", claims_frame)
         _replace(con, "staging.platform_sources", platform_sources)
+        _replace(con, "staging.format_measurements", measurements)
         appended = [
             row[0]
             for row in con.execute("SELECT snapshot_id FROM staging.observation_scope").fetchall()

@@ -11,9 +11,15 @@ from pipeline.support.settings import SQL_DIR
 # a comment of its own takes the comment of the same column upstream, so the descriptions of
 # core.observations (its Pandera model) are written once, not copied into every view.
 PASS_THROUGH = (
+    ("mart.published_observations", "core.observations"),
     ("mart.observations_as_of", "core.observations"),
     ("mart.current_figures", "mart.observations_as_of"),
     ("mart.provider_headline", "mart.current_figures"),
+    ("mart.endpoint_stats", "mart.observations_as_of"),
+    ("mart.model_figures", "core.model_figures"),
+    ("mart.model_offers", "core.catalogue_offers"),
+    ("mart.method_gaps", "mart.observation_pairs"),
+    ("mart.disagreements", "mart.observation_pairs"),
 )
 
 
@@ -21,8 +27,38 @@ HISTORY_SQL = SQL_DIR / "history" / "00_tables.sql"
 
 
 def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
-    """Create schema `history` and its tables if missing; never drops anything."""
+    """Create schema `history` and its tables if missing; never drops a row. A release_figures
+    table of an older build (keyed by endpoint, metric and scope alone, before figures carried
+    their method) is copied whole into today's shape."""
+    _migrate_release_figures(con)
     con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+
+
+def _migrate_release_figures(con: duckdb.DuckDBPyConnection) -> None:
+    columns = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'history' "
+            "AND table_name = 'release_figures' AND database_name = current_database()"
+        ).fetchall()
+    }
+    if not columns or "method" in columns:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(
+            "ALTER TABLE history.release_figures RENAME TO release_figures_before_methods"
+        )
+        con.execute(HISTORY_SQL.read_text(encoding="utf-8"))  # today's table, empty
+        con.execute(
+            "INSERT INTO history.release_figures BY NAME "
+            "SELECT * FROM history.release_figures_before_methods"
+        )
+        con.execute("DROP TABLE history.release_figures_before_methods")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:

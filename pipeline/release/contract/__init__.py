@@ -23,8 +23,10 @@ from pipeline.release.contract.platforms import ModelPlatforms
 from pipeline.release.contract.types import ReleaseVersion, SemVer, Timestamp
 
 # semver of the exports' shape, written into every export (README, "Releases"): 1.1 added the
-# endpoint id of every figure and the fastest live median beside every claim.
-SCHEMA_VERSION = "1.1.0"
+# endpoint id of every figure and the fastest live median beside every claim; 1.2 how each
+# figure was measured (method, statistic, window), the independent sources corroborating it, the
+# region of a regional endpoint, reviewed flags, endpoint prices, and model-level figures.
+SCHEMA_VERSION = "1.2.0"
 
 INFERENCE = "inference.json"
 PLATFORMS = "model_platforms.json"

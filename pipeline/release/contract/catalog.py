@@ -27,7 +27,12 @@ class CatalogModel(Contract):
     name: Text = Field(description="the model's name as the catalogue lists it")
     publisher: Text | None = Field(description="who published the model, as the catalogue says")
     model_id: Id | None = Field(
-        description="canonical model, where a reviewed alias matches; null otherwise"
+        description="the model: a reviewed one where an alias or its id matches, else the "
+        "model kept under the catalogue's id; null when the id names none"
+    )
+    model_reviewed: bool | None = Field(
+        description="model_id is a reviewed model (false: kept under the catalogue's id until "
+        "reviewed); null without a model_id"
     )
     function_calling: bool = Field(description="the catalogue marks function calling (ƒ)")
     precision: Precision = Field(

@@ -71,11 +71,21 @@ class SourceRef(Contract):
     retrieved_at: Timestamp = Field(description="when that snapshot was retrieved (UTC)")
 
 
-class ModelRef(Contract):
-    """A canonical model."""
+REVIEWED = (
+    "a reviewer confirmed the entity (it is in the reviewed files); false for one kept under a "
+    "source's stable id that no reviewed alias knows yet"
+)
 
-    id: Id = Field(description="canonical model id (pipeline/metadata/models.csv)")
+
+class ModelRef(Contract):
+    """A model: a reviewed one, or one kept under a source's stable id until reviewed."""
+
+    id: Id = Field(
+        description="model id: a reviewed one (pipeline/metadata/models.csv), or the "
+        "normalised slug of a source's id"
+    )
     name: Text = Field(description="the model's display name")
+    reviewed: bool = Field(description=REVIEWED)
 
 
 class Variant(Contract):
@@ -90,6 +100,10 @@ class Variant(Contract):
     )
     reasoning_effort: ReasoningEffort | None = Field(
         description="reasoning effort the figure was measured at; null when not stated"
+    )
+    region: Text | None = Field(
+        description="region of a regional endpoint as its source names it (eu-west-1); null "
+        "for the provider's default endpoint"
     )
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from pipeline.release.contract.common import (
     HIGH,
     LOW,
     QUALIFIER,
+    REVIEWED,
     VALUE,
     Contract,
     Envelope,
@@ -23,6 +24,7 @@ from pipeline.release.contract.types import (
     CountryCode,
     EndpointId,
     Id,
+    PositiveCount,
     Ratio,
     Text,
     Timestamp,
@@ -30,15 +32,26 @@ from pipeline.release.contract.types import (
 )
 from pipeline.schema.vocabulary import (
     ClaimScope,
+    Method,
     Metric,
     Precision,
     ProviderType,
     Qualifier,
     Scope,
     SourceKind,
+    Statistic,
     Tier,
     Unit,
 )
+
+METHOD = (
+    "how the figure was measured: fixed-workload probe (Artificial Analysis: the same prompt "
+    "for every provider), percentiles of live routed traffic (OpenRouter), one-off run "
+    "(LLMPerf), vendor record (a claim), compiled (a compilation whose cited page is not read); "
+    "null only in releases before schema 1.2, which did not record it"
+)
+STATISTIC = "median, p50, p75, p90 or p99 of the requests in the window; null when not stated"
+WINDOW = "minutes the statistic covers (4320: 72 hours; 30); null for a one-off run or a record"
 
 
 class ProviderRef(Contract):
@@ -46,6 +59,7 @@ class ProviderRef(Contract):
 
     id: Id = Field(description="provider id (pipeline/metadata/providers.csv)")
     name: Text = Field(description="the provider's display name")
+    reviewed: bool = Field(description=REVIEWED)
 
 
 class Figure(Contract):
@@ -72,6 +86,9 @@ class Figure(Contract):
     high: Amount | None = Field(description=HIGH)
     qualifier: Qualifier | None = Field(description=QUALIFIER)
     unit: Unit = Field(description="unit of value, low and high")
+    method: Method | None = Field(description=METHOD)
+    statistic: Statistic | None = Field(description=STATISTIC)
+    window_minutes: PositiveCount | None = Field(description=WINDOW)
     observed_at: Timestamp = Field(description="when the figure was observed (UTC)")
     stale: bool = Field(
         description="older than its source's cadence allows at the release's data date; a "
@@ -79,12 +96,15 @@ class Figure(Contract):
     )
     tier: Tier = Field(description="tier of the figure's source")
     source: SourceRef = Field(description="where the figure comes from")
-    corroborating_sources: Count = Field(
-        description="other independent sources whose figure agrees within 10% (observed "
-        "within 7 days)"
+    corroborating_sources: Count = Field(description="how many sources corroborated_by names")
+    corroborated_by: list[Id] = Field(
+        description="independent sources of the same measurement (method and statistic) whose "
+        "figure on a comparable endpoint agrees within 10%, observed within 7 days; independent: "
+        "another publisher, and neither repeats the other (a cited page, a repeated claim)"
     )
     disputed_by: list[Id] = Field(
-        description="sources whose figure differs by more than 10% (observed within 7 days)"
+        description="independent sources of the same measurement whose figure differs by more "
+        "than 10% (observed within 7 days)"
     )
 
 
@@ -183,14 +203,65 @@ class SourceSummary(Contract):
     url: Url = Field(description="the source's address in the registry")
 
 
+class EndpointPrice(Contract):
+    """What one of the provider's endpoints offers, as the newest usable snapshot of a source
+    listing endpoints says (OpenRouter): prices, limits, tool calling."""
+
+    endpoint: EndpointId = Field(description="the endpoint (core.endpoint_id)")
+    model: ModelRef = Field(description="the model the endpoint serves")
+    variant: Variant = Field(description="the endpoint's variant")
+    listed_as: Text = Field(description="the endpoint's key in the source (OpenRouter's tag)")
+    quantization: Text | None = Field(
+        description="quantization as the source writes it (mxfp4), beside variant.precision"
+    )
+    price_input_usd_per_mtok: Amount | None = Field(
+        description="price per million input tokens, net of any discount [USD]"
+    )
+    price_output_usd_per_mtok: Amount | None = Field(
+        description="price per million output tokens, net of any discount [USD]"
+    )
+    price_cache_read_usd_per_mtok: Amount | None = Field(
+        description="price per million cached input tokens read, net of any discount [USD]"
+    )
+    discount: Amount | None = Field(
+        description="fraction the source already took off these prices (list = price / (1 - "
+        "discount)); null when none is stated"
+    )
+    context_window: PositiveCount | None = Field(description="context window [tokens]")
+    max_output_tokens: PositiveCount | None = Field(description="most output tokens [tokens]")
+    function_calling: bool | None = Field(description="the endpoint accepts tools")
+    status: int | None = Field(description="the source's status code of the endpoint, as given")
+    observed_at: Timestamp = Field(description="when the listing was read (UTC)")
+    source: SourceRef = Field(description="where the listing comes from")
+
+
 class Provider(Contract):
     """A provider with figures or claims: its headline, context figures, every current live
-    figure, its record claims, and the sources they cite."""
+    figure, its record claims, its endpoints' prices, and the sources they cite."""
 
-    id: Id = Field(description="provider id (pipeline/metadata/providers.csv)")
+    # a reviewed provider always has its type (providers.csv requires one)
+    model_config = ConfigDict(
+        **Contract.model_config,
+        json_schema_extra={
+            "if": {"properties": {"reviewed": {"const": True, "description": "reviewed"}}},
+            "then": {
+                "properties": {
+                    "type": {"type": "string", "description": "a reviewed provider's type"}
+                }
+            },
+        },
+    )
+
+    id: Id = Field(
+        description="provider id: a reviewed one (pipeline/metadata/providers.csv), or the "
+        "normalised slug of a source's id"
+    )
     name: Text = Field(description="the provider's display name")
+    reviewed: bool = Field(description=REVIEWED)
     country: CountryCode | None = Field(description="ISO 3166-1 alpha-2 code of where it is based")
-    type: ProviderType = Field(description="inference_api, cloud or hardware_vendor")
+    type: ProviderType | None = Field(
+        description="inference_api, cloud or hardware_vendor; null for an unreviewed provider"
+    )
     website: Url | None = Field(description="the provider's website")
     headline: Headline | None = Field(
         description="the figure the headline rule picked: the current T1 live median output "
@@ -203,7 +274,55 @@ class Provider(Contract):
         "model, endpoint and metric"
     )
     claims: list[Claim] = Field(description="the provider's record claims")
+    prices: list[EndpointPrice] = Field(
+        description="its endpoints' prices and limits, sorted by endpoint and listing"
+    )
     sources: list[SourceSummary] = Field(description="every source the row cites, sorted by id")
+
+
+class Attribution(Contract):
+    """The credit a source's terms require wherever its data is shown."""
+
+    publisher: Text = Field(description="who to credit")
+    url: Url = Field(description="the link the credit must carry")
+
+
+class ModelFigure(Contract):
+    """A model-level figure: a source's median about a model across the providers it measures
+    (Artificial Analysis), never one provider's endpoint."""
+
+    metric: Metric = Field(
+        description="output_tokens_per_s, ttft_s or time_to_first_answer_token_s"
+    )
+    statistic: Statistic = Field(description="the statistic (median)")
+    value: Amount = Field(description="the figure")
+    unit: Unit = Field(description="unit of value")
+    reasoning_effort: Text | None = Field(
+        description="reasoning effort the model was run at, as the source names the model; "
+        "null when not stated"
+    )
+    method: Method = Field(description=METHOD)
+    window_minutes: PositiveCount | None = Field(description=WINDOW)
+    prompt_length_tokens: PositiveCount | None = Field(
+        description="the probes' prompt length [tokens]"
+    )
+    parallel_queries: PositiveCount | None = Field(description="the probes' parallel queries")
+    observed_at: Timestamp = Field(description="when the figure was observed (UTC)")
+    stale: bool = Field(description="older than its source's cadence allows at the data date")
+    tier: Tier = Field(description="tier of the figure's source")
+    source: SourceRef = Field(description="where the figure comes from")
+    attribution: Attribution = Field(description="the credit its source requires")
+
+
+class ModelRow(Contract):
+    """A model with model-level figures."""
+
+    id: Id = Field(description="model id (reviewed, or the slug of a source's id)")
+    name: Text = Field(description="the model's display name")
+    reviewed: bool = Field(description=REVIEWED)
+    figures: list[ModelFigure] = Field(
+        min_length=1, description="its newest figure per metric, method and reasoning effort"
+    )
 
 
 class Inference(Envelope):
@@ -214,4 +333,8 @@ class Inference(Envelope):
     export: Literal["inference"] = Field(description="which export this file is")
     providers: list[Provider] = Field(
         description="one row per provider with figures or claims, sorted by id"
+    )
+    models: list[ModelRow] = Field(
+        description="model-level figures (Artificial Analysis's medians across providers), one "
+        "row per model, sorted by id; each figure carries the attribution its source requires"
     )

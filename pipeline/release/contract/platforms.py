@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from pipeline.release.contract.common import QUALIFIER, Contract, Envelope, SourceRef
+from pipeline.release.contract.common import QUALIFIER, Contract, Envelope, ModelRef, SourceRef
 from pipeline.release.contract.types import Amount, Id, PositiveCount, Text
 from pipeline.schema.vocabulary import PlatformKind, Qualifier, Tier
 
@@ -34,11 +34,27 @@ class StatedCount(Contract):
     tier: Tier = Field(description="tier of the documentation the count comes from")
 
 
+class ListedModel(Contract):
+    """One model a catalogue lists for the platform."""
+
+    id: Text = Field(description="the model's id in the catalogue")
+    model: ModelRef | None = Field(
+        description="the model (reviewed, or kept under the catalogue's id); null when the id "
+        "names none"
+    )
+
+
 class ListedModels(Contract):
-    """The models a catalogue we ingested lists for the platform."""
+    """The models a catalogue we ingested lists for the platform: its own catalogue where one is
+    read, else its listing in a catalogue of many providers' catalogues (models.dev)."""
 
     count: PositiveCount = Field(description="how many models the catalogue lists")
     scope: Text | None = Field(description="what the catalogue covers, e.g. the full catalogue")
+    catalogue: Literal["own", "models_dev"] = Field(
+        description="own: the platform's own catalogue; models_dev: its listing in models.dev, "
+        "read where no own catalogue is"
+    )
+    models: list[ListedModel] = Field(description="the models listed, sorted by id")
     sources: list[SourceRef] = Field(min_length=1, description="the catalogue snapshots read")
 
 

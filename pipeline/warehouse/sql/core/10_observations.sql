@@ -1,16 +1,20 @@
 -- Every figure from every successfully extracted snapshot, in one long table.
--- Staged rows join the label resolutions; the build stops before this step if any label in a
--- figure is unresolved, so the inner joins below never drop a row silently.
+-- Staged rows join the label resolutions. A prose label no alias resolves is not joined: its
+-- figures are held back from the release (the build reports them); a source's stable ids always
+-- join, to a reviewed entity or an unreviewed one of their own (pipeline/normalise/labels.py).
+-- Every figure carries how it was measured: method, statistic and window.
 INSERT INTO core.observations BY NAME
 WITH ok AS (
-    -- every usable snapshot, or only those not loaded yet (see pipeline/core.py build_core)
+    -- every usable snapshot, or only those not loaded yet (see pipeline/warehouse/core.py)
     SELECT snapshot_id FROM staging.observation_scope
 ),
-providers AS (
-    SELECT * FROM staging.label_resolution WHERE kind = 'provider' AND status = 'resolved'
-),
-models AS (
-    SELECT * FROM staging.label_resolution WHERE kind = 'model' AND status = 'resolved'
+providers AS (FROM core.named('provider')),
+models AS (FROM core.named('model')),
+-- how each source's format measures its figures, where its frames do not say (FormatSpec)
+measured AS (
+    SELECT src.source_id, m.method, m.statistic, m.window_minutes
+    FROM core.sources AS src
+    JOIN staging.format_measurements AS m USING (format)
 ),
 aa AS (
     SELECT a.*, p.entity_id AS provider_id, m.entity_id AS model_id,
@@ -33,33 +37,108 @@ aa_long AS (
 ),
 aa_rows AS (
     SELECT md5(concat_ws('|', snapshot_id, 'aa', endpoint_label, metric)) AS observation_id,
-           provider_id, model_id, precision, service_tier, reasoning_effort, metric,
-           'live_median' AS scope, 'measured' AS role,
+           provider_id, model_id, precision, service_tier, reasoning_effort,
+           NULL::VARCHAR AS region, metric,
+           'live_median' AS scope, 'measured' AS role, ms.method,
+           -- a price is a list price, not a statistic of requests
+           CASE WHEN metric LIKE 'price%' THEN NULL ELSE ms.statistic END AS statistic,
+           CASE WHEN metric LIKE 'price%' THEN NULL ELSE ms.window_minutes END AS window_minutes,
+           NULL::VARCHAR AS cited_source_id,
            figure AS value, NULL::DOUBLE AS low, NULL::DOUBLE AS high, NULL AS qualifier, unit,
            observed_at, snapshot_id, source_id, 'aa_endpoints' AS origin,
            endpoint_label || ' · ' || page_model || ' · ' || figure || ' ' || unit AS quote,
            NULL AS workload
     FROM aa_long
+    JOIN measured AS ms USING (source_id)
 ),
 compiled AS (
     SELECT c.*, p.entity_id AS provider_id, m.entity_id AS model_id,
            core.pick_precision(p.precision, m.precision) AS precision,
            core.pick_service_tier(p.service_tier, m.service_tier) AS service_tier,
-           coalesce(p.reasoning_effort, m.reasoning_effort) AS reasoning_effort
+           coalesce(p.reasoning_effort, m.reasoning_effort) AS reasoning_effort,
+           s.retrieved_at AS snapshot_retrieved_at
     FROM staging.compilation_figures AS c
     SEMI JOIN ok USING (snapshot_id)
     JOIN providers AS p ON p.label = c.provider_label
     JOIN models AS m ON m.label = c.model_label
+    JOIN core.snapshots AS s ON s.snapshot_id = c.snapshot_id
+),
+-- The registered pages a row may cite: the one its link names, or, for a row that names a
+-- benchmark's publisher instead of linking ("Artificial Analysis, 2026"), that publisher's T1
+-- benchmark pages (the one measuring the row's provider and model is picked below).
+cited_candidates AS (
+    SELECT c.snapshot_id, c.table_name, c.row_number, c.role, c.figure_text, src.source_id
+    FROM compiled AS c
+    JOIN core.sources AS src
+      ON src.source_id <> c.source_id
+     AND (src.url = c.cited_url
+          OR (c.cited_url IS NULL AND src.kind = 'benchmark' AND src.tier = 'T1'
+              AND starts_with(lower(c.cited_text), lower(src.publisher))))
+),
+-- The cited page's own measurements of the same provider and model, from snapshots retrieved no
+-- later than the compilation's (so an incremental build and a full one match alike): every one
+-- already loaded, and those this build derives.
+cited_pool AS (
+    SELECT source_id, provider_id, model_id, precision, service_tier, reasoning_effort, region,
+           value, retrieved_at, endpoint_id
+    FROM core.observations
+    WHERE role = 'measured' AND metric = 'output_tokens_per_s'
+    UNION ALL
+    SELECT a.source_id, a.provider_id, a.model_id, a.precision, a.service_tier,
+           a.reasoning_effort, NULL, a.figure, s.retrieved_at,
+           core.endpoint_id(a.provider_id, a.model_id, a.precision, a.service_tier,
+                            a.reasoning_effort)
+    FROM aa_long AS a
+    JOIN core.snapshots AS s USING (snapshot_id)
+    WHERE a.metric = 'output_tokens_per_s'
+),
+-- A compilation's figure that cites a page with the same provider and model joins that page's
+-- endpoint and variant: among the cited pages' comparable endpoints, in their newest snapshot
+-- not newer than the compilation's, the one whose figure is closest to the compilation's (then
+-- by endpoint id). A row whose cited page has no such endpoint keeps its own variant and cites
+-- the page its link names, if any.
+cited_match AS (
+    SELECT c.snapshot_id, c.table_name, c.row_number, c.role, c.figure_text,
+           p.source_id AS cited_source_id, p.precision, p.service_tier, p.reasoning_effort
+    FROM compiled AS c
+    JOIN cited_candidates AS k USING (snapshot_id, table_name, row_number, role, figure_text)
+    JOIN cited_pool AS p
+      ON p.source_id = k.source_id AND p.retrieved_at <= c.snapshot_retrieved_at
+     AND core.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
+                         c.reasoning_effort, NULL, p.provider_id, p.model_id, p.precision,
+                         p.service_tier, p.reasoning_effort, p.region)
+    QUALIFY row_number() OVER (
+        PARTITION BY c.snapshot_id, c.table_name, c.row_number, c.role, c.figure_text
+        ORDER BY p.retrieved_at DESC,
+                 abs(p.value - coalesce(c.value, c.high, c.low)) NULLS LAST, p.endpoint_id
+    ) = 1
 ),
 compiled_rows AS (
-    SELECT md5(concat_ws('|', snapshot_id, 'compilation', table_name, row_number, role, figure_text))
-               AS observation_id,
-           provider_id, model_id, precision, service_tier, reasoning_effort,
-           'output_tokens_per_s' AS metric, 'live_median' AS scope, role,
-           value, low, high, qualifier, 'tokens/s' AS unit,
-           observed_at, snapshot_id, source_id, 'compilation_figures' AS origin,
-           figure_text || ' · ' || model_label AS quote, NULL AS workload
-    FROM compiled
+    SELECT md5(concat_ws('|', c.snapshot_id, 'compilation', c.table_name, c.row_number, c.role,
+                         c.figure_text)) AS observation_id,
+           c.provider_id, c.model_id,
+           coalesce(x.precision, c.precision) AS precision,
+           coalesce(x.service_tier, c.service_tier) AS service_tier,
+           CASE WHEN x.snapshot_id IS NULL THEN c.reasoning_effort ELSE x.reasoning_effort END
+               AS reasoning_effort,
+           NULL::VARCHAR AS region,
+           'output_tokens_per_s' AS metric, 'live_median' AS scope, c.role,
+           -- the cited page's measurement repeated; uncited, a compilation's method is unknown
+           coalesce(cm.method, own.method) AS method,
+           CASE WHEN cm.method IS NOT NULL THEN cm.statistic END AS statistic,
+           CASE WHEN cm.method IS NOT NULL THEN cm.window_minutes END AS window_minutes,
+           coalesce(x.cited_source_id, linked.source_id) AS cited_source_id,
+           c.value, c.low, c.high, c.qualifier, 'tokens/s' AS unit,
+           c.observed_at, c.snapshot_id, c.source_id, 'compilation_figures' AS origin,
+           c.figure_text || ' · ' || c.model_label AS quote, NULL AS workload
+    FROM compiled AS c
+    JOIN measured AS own ON own.source_id = c.source_id
+    LEFT JOIN cited_match AS x
+      ON x.snapshot_id = c.snapshot_id AND x.table_name = c.table_name
+     AND x.row_number = c.row_number AND x.role = c.role AND x.figure_text = c.figure_text
+    LEFT JOIN core.sources AS linked
+      ON linked.url = c.cited_url AND linked.source_id <> c.source_id
+    LEFT JOIN measured AS cm ON cm.source_id = coalesce(x.cited_source_id, linked.source_id)
 ),
 perf AS (
     SELECT r.*, p.entity_id AS provider_id, m.entity_id AS model_id,
@@ -84,8 +163,10 @@ perf_long AS (
 ),
 perf_rows AS (
     SELECT md5(concat_ws('|', snapshot_id, 'llmperf', metric)) AS observation_id,
-           provider_id, model_id, precision, service_tier, reasoning_effort, metric,
+           provider_id, model_id, precision, service_tier, reasoning_effort,
+           NULL::VARCHAR AS region, metric,
            'live_median' AS scope, 'measured' AS role,
+           ms.method, ms.statistic, ms.window_minutes, NULL::VARCHAR AS cited_source_id,
            figure AS value, NULL::DOUBLE AS low, NULL::DOUBLE AS high,
            NULL AS qualifier, unit, observed_at, snapshot_id, source_id,
            'llmperf_runs' AS origin,
@@ -93,6 +174,40 @@ perf_rows AS (
                || unit AS quote,
            workload
     FROM perf_long
+    JOIN measured AS ms USING (source_id)
+),
+-- OpenRouter's statistics of live routed traffic: one row per endpoint, metric and percentile.
+-- The endpoint: provider from the tag root, model from the response's id, precision from the
+-- quantization (else the tag suffix), service tier and region from the tag suffix.
+routed AS (
+    SELECT e.*, p.entity_id AS provider_id, m.entity_id AS model_id,
+           core.pick_precision(e.precision, coalesce(t.precision, 'unknown')) AS endpoint_precision,
+           core.pick_service_tier(coalesce(t.service_tier, 'standard'), m.service_tier)
+               AS endpoint_service_tier,
+           coalesce(t.reasoning_effort, m.reasoning_effort) AS endpoint_reasoning_effort,
+           t.entity_id AS endpoint_region
+    FROM staging.openrouter_endpoints AS e
+    SEMI JOIN ok USING (snapshot_id)
+    JOIN core.identified('provider') AS p ON p.label = e.tag_root
+    JOIN core.identified('model') AS m ON m.label = e.model
+    LEFT JOIN staging.label_resolution AS t ON t.kind = 'endpoint_tag' AND t.label = e.tag_suffix
+),
+routed_rows AS (
+    SELECT md5(concat_ws('|', s.snapshot_id, 'openrouter', s.member_url, s.tag, s.metric,
+                         s.statistic)) AS observation_id,
+           r.provider_id, r.model_id, r.endpoint_precision AS precision,
+           r.endpoint_service_tier AS service_tier,
+           r.endpoint_reasoning_effort AS reasoning_effort, r.endpoint_region AS region,
+           s.metric, 'live_median' AS scope, 'measured' AS role,
+           s.method, s.statistic, s.window_minutes, NULL::VARCHAR AS cited_source_id,
+           s.value, NULL::DOUBLE AS low, NULL::DOUBLE AS high, NULL AS qualifier,
+           CASE WHEN s.metric = 'ttft_s' THEN 's' ELSE 'tokens/s' END AS unit,
+           s.observed_at, s.snapshot_id, s.source_id, 'openrouter_endpoint_stats' AS origin,
+           r.provider_name || ' (' || s.tag || ') · ' || s.model || ' · ' || s.statistic || ' '
+               || s.metric || ' ' || round(s.value, 3) AS quote,
+           NULL AS workload
+    FROM staging.openrouter_endpoint_stats AS s
+    JOIN routed AS r USING (snapshot_id, model, tag)
 ),
 claimed AS (
     SELECT e.snapshot_id, e.source_id, min(e.observed_at) AS observed_at, c.*,
@@ -105,30 +220,33 @@ claimed AS (
 claim_rows AS (
     SELECT md5(concat_ws('|', snapshot_id, 'claim', claim_id)) AS observation_id,
            provider_id, model_id, precision, 'standard' AS service_tier,
-           NULL AS reasoning_effort, 'output_tokens_per_s' AS metric, scope, 'claim' AS role,
+           NULL AS reasoning_effort, NULL::VARCHAR AS region, 'output_tokens_per_s' AS metric,
+           scope, 'claim' AS role,
+           -- a claim is a vendor's record whichever page repeats it
+           'vendor record' AS method, NULL::VARCHAR AS statistic,
+           NULL::BIGINT AS window_minutes, NULL::VARCHAR AS cited_source_id,
            value, NULL::DOUBLE AS low, NULL::DOUBLE AS high, qualifier, 'tokens/s' AS unit,
            observed_at, snapshot_id, source_id, 'claim_evidence' AS origin,
-           quotes AS quote, NULL AS workload
+           quotes AS quote, NULL AS workload, 'claim:' || claim_id AS lineage
     FROM claimed
 ),
 everything AS (
     SELECT * FROM aa_rows
     UNION ALL BY NAME SELECT * FROM compiled_rows
     UNION ALL BY NAME SELECT * FROM perf_rows
+    UNION ALL BY NAME SELECT * FROM routed_rows
     UNION ALL BY NAME SELECT * FROM claim_rows
 )
-SELECT e.*,
-       core.endpoint_id(e.provider_id, e.model_id, e.precision, e.service_tier, e.reasoning_effort)
-           AS endpoint_id,
+SELECT e.* EXCLUDE (lineage),
+       core.endpoint_id(e.provider_id, e.model_id, e.precision, e.service_tier,
+                        e.reasoning_effort, e.region) AS endpoint_id,
+       -- the measurement a figure repeats: a claim, else the cited page, else its own source
+       coalesce(e.lineage, e.cited_source_id, e.source_id) AS lineage,
        s.retrieved_at,
        src.tier
 FROM everything AS e
 JOIN core.snapshots AS s USING (snapshot_id)
 JOIN core.sources AS src ON src.source_id = e.source_id;
-
-INSERT INTO core.endpoints BY NAME
-SELECT DISTINCT endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort
-FROM core.observations;
 
 -- Context figures of compilation rows: a model class, a range across models, another model.
 INSERT INTO core.context_figures BY NAME
@@ -137,9 +255,7 @@ SELECT p.entity_id AS provider_id, c.figure_text, c.value, c.low, c.high, c.qual
        src.tier, c.row_number
 FROM staging.compilation_figures AS c
 SEMI JOIN build_scope USING (snapshot_id)
-JOIN staging.label_resolution AS p
-    ON p.kind = 'provider' AND p.label = c.provider_label AND p.status = 'resolved'
-LEFT JOIN staging.label_resolution AS m
-    ON m.kind = 'model' AND m.label = c.model_label AND m.status = 'resolved'
+JOIN core.named('provider') AS p ON p.label = c.provider_label
+LEFT JOIN core.named('model') AS m ON m.label = c.model_label
 JOIN core.sources AS src ON src.source_id = c.source_id
 WHERE c.role = 'context';

@@ -1,5 +1,6 @@
 -- Catalogue entries from every catalogue snapshot the build reads (build_scope), with the
--- canonical model where an alias matches and the precision and service tier the name carries.
+-- model (reviewed, or unreviewed under the catalogue's id) and the precision and service tier
+-- the name carries.
 INSERT INTO core.platform_models BY NAME
 SELECT ps.platform_id, c.platform_model_id, c.name, c.publisher, c.task,
        r.entity_id AS model_id, coalesce(r.precision, 'unknown') AS precision,
@@ -9,6 +10,6 @@ SELECT ps.platform_id, c.platform_model_id, c.name, c.publisher, c.task,
        c.source_id, c.snapshot_id, c.observed_at
 FROM staging.catalogue_entries AS c
 SEMI JOIN build_scope USING (snapshot_id)
-JOIN staging.platform_sources AS ps ON ps.source_id = c.source_id
-LEFT JOIN staging.label_resolution AS r
-    ON r.kind = 'catalogue_model' AND r.label = c.platform_model_id;
+JOIN staging.platform_sources AS ps
+  ON ps.source_id = c.source_id AND ps.catalogue_provider_id IS NULL
+LEFT JOIN core.identified('model') AS r ON r.label = c.platform_model_id;

@@ -43,8 +43,11 @@ CREATE TABLE IF NOT EXISTS history.release_figures (
     precision VARCHAR NOT NULL,
     service_tier VARCHAR NOT NULL,
     reasoning_effort VARCHAR,
+    region VARCHAR,
     metric VARCHAR NOT NULL,
     scope VARCHAR NOT NULL,
+    method VARCHAR,
+    statistic VARCHAR,
     value DOUBLE,
     low DOUBLE,
     high DOUBLE,
@@ -56,12 +59,16 @@ CREATE TABLE IF NOT EXISTS history.release_figures (
     observed_at TIMESTAMPTZ NOT NULL,
     retrieved_at TIMESTAMPTZ,
     source_id VARCHAR NOT NULL,
-    snapshot_id VARCHAR NOT NULL,
-    PRIMARY KEY (version, endpoint_id, metric, scope)
+    snapshot_id VARCHAR NOT NULL
+    -- one row per version, endpoint, metric, scope, method and statistic (method and statistic
+    -- may be null, so no primary key states it: pipeline/release/history.py writes it so)
 );
 
 COMMENT ON TABLE history.release_figures IS
-    'Each release''s current figures: the live figures of its inference.json, one row per endpoint, metric and scope.';
+    'Each release''s current figures: the live figures of its inference.json, one row per endpoint, metric, scope, method and statistic.';
+COMMENT ON COLUMN history.release_figures.region IS 'variant: region of a regional endpoint; null for the default one';
+COMMENT ON COLUMN history.release_figures.method IS 'how the figure was measured; null in releases before schema 1.2, which did not record it';
+COMMENT ON COLUMN history.release_figures.statistic IS 'median, p50, p75, p90 or p99; null when not stated';
 COMMENT ON COLUMN history.release_figures.version IS 'the release (history.releases.version)';
 COMMENT ON COLUMN history.release_figures.endpoint_id IS 'provider/model/precision/service_tier/reasoning_effort, as in core.endpoints';
 COMMENT ON COLUMN history.release_figures.provider_id IS 'inference provider';

@@ -1,20 +1,41 @@
--- For each endpoint, metric and scope: the current figure, chosen by tier (T1 before T2 before
--- T3), then by date (newest first), then by source id so the choice is deterministic.
+-- For each endpoint, metric, scope, method and statistic: the current figure, chosen by tier (T1
+-- before T2 before T3), then by date (newest first), then by source id so the choice is
+-- deterministic. Each method keeps its own current figure: a 72-hour probe median and a
+-- 30-minute p50 of routed traffic are different measurements of the same endpoint.
 -- Live medians, per-user records and aggregate figures have different scopes and are never
 -- compared or ranked together.
 
--- Two endpoints are comparable when provider, model and service tier match and the precision
--- and reasoning effort either match or are not stated by one of them (a source that writes
--- "gpt-oss-120B" without an effort may be describing the "(high)" endpoint).
-CREATE OR REPLACE MACRO mart.comparable(a_provider, a_model, a_precision, a_tier, a_effort,
-                                        b_provider, b_model, b_precision, b_tier, b_effort) AS
-    a_provider = b_provider AND a_model = b_model AND a_tier = b_tier
-    AND (a_precision = b_precision OR a_precision = 'unknown' OR b_precision = 'unknown')
-    AND (a_effort IS NOT DISTINCT FROM b_effort OR a_effort IS NULL OR b_effort IS NULL);
+-- Comparable endpoints: core.comparable (provider, model, service tier and region match; precision
+-- and reasoning effort match or are unstated on one side).
 
--- A disagreement: comparable endpoints, same metric and scope, different sources, observed
--- within 7 days of each other, and the larger figure more than 10% above the smaller.
--- Only point figures (exact or approximate) are compared; ranges and bounds are not.
+-- Two figures say the same thing only when they are the same measurement: the same method (a
+-- 72-hour probe median, a 30-minute percentile of routed traffic, a one-off run, a record) and
+-- the same statistic. Figures of different methods are never ranked, corroborated or disputed
+-- against each other; far apart, they are listed as such (mart.method_gaps).
+CREATE OR REPLACE MACRO mart.same_measurement(a_method, a_statistic, b_method, b_statistic) AS
+    a_method = b_method AND a_statistic IS NOT DISTINCT FROM b_statistic;
+-- Two figures are independent when neither source repeats the other: different publishers,
+-- different lineage (a claim repeated by the press is one claim; a compilation's figure repeats
+-- the page it cites), neither cites the other, and neither cites a page of the other's publisher
+-- (a compilation citing an Artificial Analysis page repeats Artificial Analysis).
+CREATE OR REPLACE MACRO mart.independent(a_source, a_publisher, a_lineage, a_cited, a_cited_by,
+                                         b_source, b_publisher, b_lineage, b_cited, b_cited_by) AS
+    a_publisher <> b_publisher AND a_lineage <> b_lineage
+    AND a_source IS DISTINCT FROM b_cited AND b_source IS DISTINCT FROM a_cited
+    AND a_publisher IS DISTINCT FROM b_cited_by AND b_publisher IS DISTINCT FROM a_cited_by;
+-- Observations with their source's publisher and the publisher of the page they cite.
+CREATE OR REPLACE VIEW mart.published_observations AS
+SELECT o.*, src.publisher, cited.publisher AS cited_publisher
+FROM core.observations AS o
+JOIN core.sources AS src USING (source_id)
+LEFT JOIN core.sources AS cited ON cited.source_id = o.cited_source_id;
+
+COMMENT ON VIEW mart.published_observations IS
+    'Every observation with its source''s publisher and the publisher of the page it cites: what the independence rule compares.';
+COMMENT ON COLUMN mart.published_observations.publisher IS 'who publishes the figure''s source';
+COMMENT ON COLUMN mart.published_observations.cited_publisher IS 'who publishes the page the figure cites; null when it cites none';
+-- Only point figures (exact or approximate) are compared; ranges and bounds are not. Two figures
+-- agree when observed within 7 days and the larger is at most 10% above the smaller.
 CREATE OR REPLACE MACRO mart.point_figure(value, qualifier) AS
     value IS NOT NULL AND coalesce(qualifier, 'approx') = 'approx';
 CREATE OR REPLACE MACRO mart.within_a_week(a_at, b_at) AS
@@ -24,7 +45,7 @@ CREATE OR REPLACE MACRO mart.disagree(a_value, b_value) AS
 CREATE OR REPLACE VIEW mart.observation_pairs AS
 WITH comparable_points AS NOT MATERIALIZED (  -- the whole history: never copy it
     SELECT o.*, CAST(floor(epoch(o.observed_at) / (7 * 86400)) AS BIGINT) AS week
-    FROM core.observations AS o, core.build_state AS b
+    FROM mart.published_observations AS o, core.build_state AS b
     WHERE (b.as_of IS NULL OR o.retrieved_at <= b.as_of) AND mart.point_figure(o.value, o.qualifier)
 ),
 -- Only figures that another source also reports can pair: a benchmark's daily history of one
@@ -45,12 +66,18 @@ neighbours AS (
 )
 SELECT a.observation_id AS a_id, b.observation_id AS b_id,
        a.endpoint_id AS a_endpoint_id, b.endpoint_id AS b_endpoint_id,
-       a.provider_id, a.model_id, a.service_tier, a.precision AS a_precision,
+       a.provider_id, a.model_id, a.service_tier, a.region, a.precision AS a_precision,
        b.precision AS b_precision, a.reasoning_effort AS a_reasoning_effort,
        b.reasoning_effort AS b_reasoning_effort, a.unit, a.quote AS a_quote, b.quote AS b_quote,
        a.metric, a.scope, a.source_id AS a_source_id, b.source_id AS b_source_id,
        a.tier AS a_tier, b.tier AS b_tier, a.value AS a_value, b.value AS b_value,
+       a.method AS a_method, b.method AS b_method,
+       a.statistic AS a_statistic, b.statistic AS b_statistic,
        a.observed_at AS a_observed_at, b.observed_at AS b_observed_at,
+       mart.same_measurement(a.method, a.statistic, b.method, b.statistic) AS same_measurement,
+       mart.independent(a.source_id, a.publisher, a.lineage, a.cited_source_id,
+                        a.cited_publisher, b.source_id, b.publisher, b.lineage,
+                        b.cited_source_id, b.cited_publisher) AS independent,
        mart.disagree(a.value, b.value) AS disagree
 FROM candidates AS a
 JOIN neighbours AS b
@@ -58,8 +85,9 @@ JOIN neighbours AS b
  AND a.service_tier = b.service_tier AND a.metric = b.metric AND a.scope = b.scope
  AND a.week = b.join_week
  AND a.source_id <> b.source_id
- AND mart.comparable(a.provider_id, a.model_id, a.precision, a.service_tier, a.reasoning_effort,
-                     b.provider_id, b.model_id, b.precision, b.service_tier, b.reasoning_effort)
+ AND core.comparable(a.provider_id, a.model_id, a.precision, a.service_tier, a.reasoning_effort,
+                     a.region, b.provider_id, b.model_id, b.precision, b.service_tier,
+                     b.reasoning_effort, b.region)
  AND mart.within_a_week(a.observed_at, b.observed_at);
 
 -- Computing the current figures reads the whole history, so a build does it once and keeps the
@@ -72,7 +100,7 @@ WITH picked AS (
                AS id
     FROM core.observations AS o, core.build_state AS b
     WHERE b.as_of IS NULL OR o.retrieved_at <= b.as_of
-    GROUP BY o.endpoint_id, o.metric, o.scope
+    GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic
 ),
 -- freshness for the chosen rows only, by the same rule as mart.observations_as_of
 chosen AS (
@@ -90,16 +118,21 @@ pairs AS (
     SELECT c.observation_id AS a_id, b.source_id AS b_source_id,
            mart.disagree(c.value, b.value) AS disagree
     FROM chosen AS c
+    JOIN mart.published_observations AS cp ON cp.observation_id = c.observation_id
     JOIN (
-        SELECT o.* FROM core.observations AS o, core.build_state AS state
+        SELECT o.* FROM mart.published_observations AS o, core.build_state AS state
         WHERE state.as_of IS NULL OR o.retrieved_at <= state.as_of
     ) AS b
       ON b.provider_id = c.provider_id AND b.model_id = c.model_id
      AND b.service_tier = c.service_tier AND b.metric = c.metric AND b.scope = c.scope
      AND b.source_id <> c.source_id
-     AND mart.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
-                         c.reasoning_effort, b.provider_id, b.model_id, b.precision,
-                         b.service_tier, b.reasoning_effort)
+     AND mart.same_measurement(c.method, c.statistic, b.method, b.statistic)
+     AND mart.independent(c.source_id, cp.publisher, c.lineage, c.cited_source_id,
+                          cp.cited_publisher, b.source_id, b.publisher, b.lineage,
+                          b.cited_source_id, b.cited_publisher)
+     AND core.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
+                         c.reasoning_effort, c.region, b.provider_id, b.model_id, b.precision,
+                         b.service_tier, b.reasoning_effort, b.region)
      AND mart.within_a_week(c.observed_at, b.observed_at)
     WHERE mart.point_figure(c.value, c.qualifier) AND mart.point_figure(b.value, b.qualifier)
 ),
@@ -121,7 +154,7 @@ LEFT JOIN support AS s ON s.a_id = c.observation_id
 JOIN core.snapshots AS snap USING (snapshot_id);
 
 CREATE OR REPLACE TABLE mart.current_figures AS
-SELECT * FROM mart.current_figures_at() ORDER BY endpoint_id, metric, scope;
+SELECT * FROM mart.current_figures_at() ORDER BY endpoint_id, metric, scope, method, statistic;
 
 COMMENT ON TABLE mart.current_figures IS
-    'The current figure per endpoint, metric and scope (tier first, then date), with the sources that corroborate or dispute it; computed by each build from the whole history (mart.current_figures_at()).';
+    'The current figure per endpoint, metric, scope, method and statistic (tier first, then date), with the independent sources of the same measurement that corroborate or dispute it; computed by each build from the whole history (mart.current_figures_at()).';

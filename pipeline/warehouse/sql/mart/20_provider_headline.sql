@@ -1,3 +1,8 @@
+-- The headline's preference among measurement methods (lower first): see the rule below.
+CREATE OR REPLACE MACRO mart.method_preference(method) AS
+    CASE method WHEN 'fixed-workload probe' THEN 1 WHEN 'percentiles of live routed traffic' THEN 2
+                WHEN 'one-off run' THEN 3 ELSE 4 END;
+
 -- The headline per provider: its current T1 live median output speed on its reference model.
 --   * the reference model is the one the provider's newest compilation headline names (the
 --     figure itself must still come from a T1 source; the compilation only picks the model);
@@ -6,12 +11,17 @@
 --     and then the newest of them wins, whatever its model: a stale figure on the reference
 --     model says less about the provider today than a newer one on another model;
 --   * with no T1 figure of any age, the provider has no headline.
+--   * candidates are central figures (a median or p50); among otherwise equal candidates the
+--     headline prefers Artificial Analysis's fixed-workload probe median (the same prompt for
+--     every provider, over 72 hours: comparable across providers), then OpenRouter's p50 of
+--     live routed traffic (real traffic, but its prompts and load differ per endpoint and its
+--     window is 30 minutes), then a one-off run; the method stands in the rule's text.
 -- Context figures are those the newest compilation gives beside the provider's headline.
 CREATE OR REPLACE VIEW mart.provider_headline AS
 WITH candidates AS (
-    SELECT * FROM mart.current_figures
+    SELECT *, mart.method_preference(method) AS method_rank FROM mart.current_figures
     WHERE tier = 'T1' AND metric = 'output_tokens_per_s' AND scope = 'live_median'
-      AND value IS NOT NULL
+      AND value IS NOT NULL AND statistic IN ('median', 'p50')
 ),
 reference AS (
     SELECT provider_id, model_id, precision, service_tier, reasoning_effort,
@@ -34,19 +44,23 @@ ranked AS (
     SELECT *,
            CASE WHEN NOT stale AND on_reference THEN 'reference model named by the newest compilation'
                 WHEN NOT stale THEN 'fastest fresh T1 figure'
-                ELSE 'stale: no fresh T1 figure' END AS headline_rule,
+                ELSE 'stale: no fresh T1 figure' END
+               || '; method: ' || method || coalesce(' (' || statistic || ')', '')
+               AS headline_rule,
            row_number() OVER (
                PARTITION BY provider_id
                ORDER BY stale,
-                        -- fresh figures: the reference model first, then the fastest
+                        -- fresh figures: the reference model first, then the preferred
+                        -- method, then the fastest
                         CASE WHEN NOT stale THEN on_reference END DESC,
+                        CASE WHEN NOT stale THEN method_rank END,
                         -- only stale figures: the newest first (reference, then value on a tie)
                         CASE WHEN stale THEN epoch(observed_at) END DESC,
                         on_reference DESC, value DESC, endpoint_id
            ) AS pick
     FROM scored
 )
-SELECT * EXCLUDE (pick) FROM ranked WHERE pick = 1;
+SELECT * EXCLUDE (pick, method_rank) FROM ranked WHERE pick = 1;
 
 COMMENT ON VIEW mart.provider_headline IS
     'One headline figure per provider: its current T1 live median output speed on its reference model (rule in README).';

@@ -3,64 +3,75 @@
 -- Like every mart view, they describe the build's as-of time: snapshots retrieved later are
 -- not used, and ages are measured from the build's data date, never from the wall clock.
 
--- Per model and variant, the providers ranked by their current live median output speed.
+-- Per model, variant and method, the providers ranked by their current central (median or p50)
+-- live output speed: figures of different methods are ranked apart, never against each other.
 -- A source that does not state a variant part (precision, reasoning effort) files its figure
 -- under its own variant, so such figures are ranked in their own group. Only point figures
 -- (exact or approximate) are ranked: a bound ("up to 740") or a range is not a median.
 CREATE OR REPLACE VIEW mart.leaderboard AS
-WITH speed AS (
+WITH central AS (
     SELECT * FROM mart.current_figures
-    WHERE metric = 'output_tokens_per_s' AND scope = 'live_median' AND value IS NOT NULL
-      AND coalesce(qualifier, 'approx') = 'approx'
+    WHERE scope = 'live_median' AND value IS NOT NULL AND statistic IN ('median', 'p50')
+),
+speed AS (
+    SELECT * FROM central
+    WHERE metric = 'output_tokens_per_s' AND coalesce(qualifier, 'approx') = 'approx'
 ),
 ttft AS (
-    SELECT endpoint_id, value AS ttft_s, source_id AS ttft_source_id
-    FROM mart.current_figures
-    WHERE metric = 'ttft_s' AND scope = 'live_median' AND value IS NOT NULL
+    SELECT endpoint_id, method, value AS ttft_s, source_id AS ttft_source_id
+    FROM central WHERE metric = 'ttft_s'
 ),
 price AS (
     SELECT endpoint_id, value AS price_blended_usd_per_mtok, source_id AS price_source_id
     FROM mart.current_figures
     WHERE metric = 'price_blended_usd_per_mtok' AND scope = 'live_median' AND value IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY endpoint_id ORDER BY tier, observed_at DESC,
+                                                                 source_id) = 1
 )
 SELECT s.model_id, m.name AS model_name, s.precision, s.service_tier, s.reasoning_effort,
+       s.region, s.method, s.statistic, s.window_minutes,
        -- a stale figure never outranks a fresh one; equal figures share a rank
        rank() OVER variant AS rank,
-       count(*) OVER (PARTITION BY s.model_id, s.precision, s.service_tier, s.reasoning_effort)
+       count(*) OVER (PARTITION BY s.model_id, s.precision, s.service_tier, s.reasoning_effort,
+                                   s.region, s.method)
            AS providers_ranked,
        s.provider_id, p.name AS provider_name, s.endpoint_id,
        s.value AS output_tokens_per_s, s.qualifier,
        t.ttft_s, t.ttft_source_id, pr.price_blended_usd_per_mtok, pr.price_source_id,
        s.tier, s.source_id, s.observed_at, s.stale,
-       s.corroborating_sources, s.disputed_by,
+       s.corroborating_sources, s.corroborated_by, s.disputed_by,
        s.source_url, s.snapshot_id, s.observation_id
 FROM speed AS s
 JOIN core.models AS m USING (model_id)
 JOIN core.providers AS p USING (provider_id)
-LEFT JOIN ttft AS t USING (endpoint_id)
+LEFT JOIN ttft AS t USING (endpoint_id, method)
 LEFT JOIN price AS pr USING (endpoint_id)
 WINDOW variant AS (
-    PARTITION BY s.model_id, s.precision, s.service_tier, s.reasoning_effort
+    PARTITION BY s.model_id, s.precision, s.service_tier, s.reasoning_effort, s.region, s.method
     ORDER BY s.stale, s.value DESC
 )
-ORDER BY s.model_id, s.precision, s.service_tier, s.reasoning_effort NULLS FIRST, rank,
-         s.provider_id, s.endpoint_id;
+ORDER BY s.model_id, s.precision, s.service_tier, s.reasoning_effort NULLS FIRST,
+         s.region NULLS FIRST, s.method, rank, s.provider_id, s.endpoint_id;
 
 COMMENT ON VIEW mart.leaderboard IS
-    'Per model and variant, the providers ranked by current live median output speed (point figures; fresh before stale), with TTFT and price where known.';
+    'Per model, variant and method, the providers ranked by current central (median or p50) live output speed (point figures; fresh before stale), with TTFT of the same method and price where known.';
 COMMENT ON COLUMN mart.leaderboard.model_id IS 'canonical model';
 COMMENT ON COLUMN mart.leaderboard.model_name IS 'model display name';
 COMMENT ON COLUMN mart.leaderboard.precision IS 'variant: precision, unknown when the source does not state it';
 COMMENT ON COLUMN mart.leaderboard.service_tier IS 'variant: service tier (standard, turbo, fast, latency-optimized, reference)';
 COMMENT ON COLUMN mart.leaderboard.reasoning_effort IS 'variant: reasoning effort (low, medium, high); null when not stated';
-COMMENT ON COLUMN mart.leaderboard.rank IS '1 = fastest within the model and variant; fresh figures rank before stale ones; ties share a rank';
-COMMENT ON COLUMN mart.leaderboard.providers_ranked IS 'how many providers the model and variant ranks';
+COMMENT ON COLUMN mart.leaderboard.region IS 'variant: region of a regional endpoint; null for the default one';
+COMMENT ON COLUMN mart.leaderboard.method IS 'how the speed was measured (figures of different methods are ranked apart)';
+COMMENT ON COLUMN mart.leaderboard.statistic IS 'median or p50 of the requests in the window';
+COMMENT ON COLUMN mart.leaderboard.window_minutes IS 'the window the statistic covers [minutes]; null for a one-off run';
+COMMENT ON COLUMN mart.leaderboard.rank IS '1 = fastest within the model, variant and method; fresh figures rank before stale ones; ties share a rank';
+COMMENT ON COLUMN mart.leaderboard.providers_ranked IS 'how many providers the model, variant and method ranks';
 COMMENT ON COLUMN mart.leaderboard.provider_id IS 'inference provider';
 COMMENT ON COLUMN mart.leaderboard.provider_name IS 'provider display name';
 COMMENT ON COLUMN mart.leaderboard.endpoint_id IS 'provider/model/precision/service_tier/reasoning_effort';
 COMMENT ON COLUMN mart.leaderboard.output_tokens_per_s IS 'current live median output speed [tokens/s]';
 COMMENT ON COLUMN mart.leaderboard.qualifier IS 'approx when the source gives an approximate figure; null when exact (bounds and ranges are not ranked)';
-COMMENT ON COLUMN mart.leaderboard.ttft_s IS 'current live median time to first token of the same endpoint, where a source gives it [s]';
+COMMENT ON COLUMN mart.leaderboard.ttft_s IS 'current central time to first token of the same endpoint by the same method, where a source gives it [s]';
 COMMENT ON COLUMN mart.leaderboard.ttft_source_id IS 'source of ttft_s';
 COMMENT ON COLUMN mart.leaderboard.price_blended_usd_per_mtok IS 'current blended price of the same endpoint, where a source gives it [USD per 1M tokens]';
 COMMENT ON COLUMN mart.leaderboard.price_source_id IS 'source of price_blended_usd_per_mtok';
@@ -68,8 +79,9 @@ COMMENT ON COLUMN mart.leaderboard.tier IS 'tier of the speed figure''s source: 
 COMMENT ON COLUMN mart.leaderboard.source_id IS 'source of the speed figure';
 COMMENT ON COLUMN mart.leaderboard.observed_at IS 'when the speed figure was observed';
 COMMENT ON COLUMN mart.leaderboard.stale IS 'the speed figure is older than its source''s cadence allows, measured from the build''s data date';
-COMMENT ON COLUMN mart.leaderboard.corroborating_sources IS 'other sources whose figure agrees within 10% (within 7 days)';
-COMMENT ON COLUMN mart.leaderboard.disputed_by IS 'sources whose figure differs by more than 10% (within 7 days); see mart.disagreements';
+COMMENT ON COLUMN mart.leaderboard.corroborating_sources IS 'how many independent sources of the same measurement agree within 10% (within 7 days)';
+COMMENT ON COLUMN mart.leaderboard.corroborated_by IS 'those sources';
+COMMENT ON COLUMN mart.leaderboard.disputed_by IS 'independent sources of the same measurement whose figure differs by more than 10% (within 7 days); see mart.disagreements';
 COMMENT ON COLUMN mart.leaderboard.source_url IS 'address of the snapshot the speed figure comes from';
 COMMENT ON COLUMN mart.leaderboard.snapshot_id IS 'raw snapshot of the speed figure, <source_id>/<file>';
 COMMENT ON COLUMN mart.leaderboard.observation_id IS 'the speed figure in core.observations';
@@ -95,39 +107,43 @@ evidence AS (
 live AS (
     SELECT * FROM mart.current_figures
     WHERE metric = 'output_tokens_per_s' AND scope = 'live_median' AND value IS NOT NULL
-      AND coalesce(qualifier, 'approx') = 'approx'
+      AND coalesce(qualifier, 'approx') = 'approx' AND statistic IN ('median', 'p50')
 ),
 same_provider AS (
-    SELECT c.claim_id, l.endpoint_id, l.value, l.tier, l.source_id, l.observed_at, l.stale
+    SELECT c.claim_id, l.endpoint_id, l.value, l.tier, l.source_id, l.observed_at, l.stale,
+           l.observation_id
     FROM core.claims AS c
     JOIN live AS l
       ON l.provider_id = c.provider_id AND l.model_id = c.model_id
      AND (l.precision = c.precision OR 'unknown' IN (l.precision, c.precision))
     QUALIFY row_number() OVER (
-        PARTITION BY c.claim_id ORDER BY l.stale, l.tier, l.observed_at DESC, l.value DESC,
-                                         l.endpoint_id
+        PARTITION BY c.claim_id ORDER BY l.stale, l.tier, mart.method_preference(l.method),
+                                         l.observed_at DESC, l.value DESC, l.endpoint_id
     ) = 1
 ),
 fastest AS (
     SELECT c.claim_id, l.provider_id, l.endpoint_id, l.value, l.tier, l.source_id,
-           l.observed_at, l.stale
+           l.observed_at, l.stale, l.observation_id
     FROM core.claims AS c
     JOIN live AS l
       ON l.model_id = c.model_id
      AND (l.precision = c.precision OR 'unknown' IN (l.precision, c.precision))
     QUALIFY row_number() OVER (
-        PARTITION BY c.claim_id ORDER BY l.stale, l.value DESC, l.tier, l.endpoint_id
+        PARTITION BY c.claim_id ORDER BY l.stale, l.value DESC, l.tier, l.endpoint_id,
+                                         l.observation_id
     ) = 1
 )
 SELECT c.claim_id, c.provider_id, p.name AS provider_name, c.model_id, m.name AS model_name,
        c.hardware, c.scope, c.figure_text, c.value AS claim_value, c.qualifier,
        c.precision, c.technique, c.verified_by, c.claimed, e.claim_tier, e.claim_sources,
        e.first_retrieved_at,
-       sp.endpoint_id AS live_endpoint_id, sp.value AS live_value, sp.tier AS live_tier,
+       sp.endpoint_id AS live_endpoint_id, sp.observation_id AS live_observation_id,
+       sp.value AS live_value, sp.tier AS live_tier,
        sp.source_id AS live_source_id, sp.observed_at AS live_observed_at,
        sp.stale AS live_stale,
        CASE WHEN c.scope = 'peak_per_user' THEN c.value / sp.value END AS peak_to_live_ratio,
        f.provider_id AS fastest_provider_id, f.endpoint_id AS fastest_endpoint_id,
+       f.observation_id AS fastest_observation_id,
        f.value AS fastest_live_value, f.tier AS fastest_tier, f.source_id AS fastest_source_id,
        f.observed_at AS fastest_observed_at, f.stale AS fastest_stale,
        CASE WHEN c.scope = 'peak_per_user' THEN c.value / f.value END
@@ -161,7 +177,9 @@ COMMENT ON COLUMN mart.peak_vs_live.claim_tier IS 'best tier among the sources c
 COMMENT ON COLUMN mart.peak_vs_live.claim_sources IS 'sources carrying the claim by the as-of time';
 COMMENT ON COLUMN mart.peak_vs_live.first_retrieved_at IS 'when a snapshot carrying the claim was first retrieved';
 COMMENT ON COLUMN mart.peak_vs_live.live_endpoint_id IS 'the same provider''s endpoint on the same model whose live median is shown; null when it has none';
-COMMENT ON COLUMN mart.peak_vs_live.live_value IS 'that endpoint''s current live median output speed (fresh first, then tier, then newest) [tokens/s]';
+COMMENT ON COLUMN mart.peak_vs_live.live_observation_id IS 'the live figure in core.observations (mart.current_figures)';
+COMMENT ON COLUMN mart.peak_vs_live.fastest_observation_id IS 'the fastest live figure in core.observations (mart.current_figures)';
+COMMENT ON COLUMN mart.peak_vs_live.live_value IS 'that endpoint''s current central (median or p50) live output speed (fresh first, then tier, then the headline''s method preference, then newest) [tokens/s]';
 COMMENT ON COLUMN mart.peak_vs_live.live_tier IS 'tier of live_value''s source';
 COMMENT ON COLUMN mart.peak_vs_live.live_source_id IS 'source of live_value';
 COMMENT ON COLUMN mart.peak_vs_live.live_observed_at IS 'when live_value was observed';
@@ -183,6 +201,7 @@ COMMENT ON COLUMN mart.peak_vs_live.notes IS 'reviewer''s notes on the claim';
 CREATE OR REPLACE VIEW mart.platform_models AS
 SELECT pm.platform_id, pl.name AS platform_name, pl.kind AS platform_kind,
        pm.platform_model_id, pm.name AS listed_name, pm.model_id, m.name AS model_name,
+       m.reviewed AS model_reviewed,
        pm.precision, pm.service_tier, pm.task, pm.publisher, pm.function_calling, pm.beta,
        pm.lora, pm.context_window, pm.price_input_usd_per_mtok, pm.price_output_usd_per_mtok,
        pm.planned_deprecation, pm.source_id, pm.snapshot_id, l.url AS source_url,
@@ -200,7 +219,8 @@ COMMENT ON COLUMN mart.platform_models.platform_name IS 'platform display name';
 COMMENT ON COLUMN mart.platform_models.platform_kind IS 'managed_cloud_catalogue, edge_hosted, gateway or model_choice_layer';
 COMMENT ON COLUMN mart.platform_models.platform_model_id IS 'the platform''s own id for the model';
 COMMENT ON COLUMN mart.platform_models.listed_name IS 'the model''s name as the catalogue lists it';
-COMMENT ON COLUMN mart.platform_models.model_id IS 'canonical model, where a reviewed alias matches; null otherwise';
+COMMENT ON COLUMN mart.platform_models.model_id IS 'the model: reviewed where an alias or id matches, else unreviewed under the catalogue''s id';
+COMMENT ON COLUMN mart.platform_models.model_reviewed IS 'model_id is a reviewed model (false: kept under the catalogue''s id until a reviewer confirms it)';
 COMMENT ON COLUMN mart.platform_models.model_name IS 'canonical model display name';
 COMMENT ON COLUMN mart.platform_models.precision IS 'precision read from the listed name, unknown when it states none';
 COMMENT ON COLUMN mart.platform_models.service_tier IS 'service tier read from the listed name';
@@ -228,7 +248,7 @@ SELECT p.provider_id, pr.name AS provider_name, p.model_id, m.name AS model_name
            AS precision,
        p.service_tier,
        coalesce(p.a_reasoning_effort, p.b_reasoning_effort) AS reasoning_effort,
-       p.metric, p.scope, p.unit,
+       p.region, p.metric, p.scope, p.a_method AS method, p.a_statistic AS statistic, p.unit,
        p.a_value, p.b_value,
        (greatest(p.a_value, p.b_value) - least(p.a_value, p.b_value))
            / least(p.a_value, p.b_value) AS relative_difference,
@@ -238,12 +258,15 @@ SELECT p.provider_id, pr.name AS provider_name, p.model_id, m.name AS model_name
 FROM mart.observation_pairs AS p
 JOIN core.providers AS pr ON pr.provider_id = p.provider_id
 JOIN core.models AS m ON m.model_id = p.model_id
-WHERE p.disagree
+WHERE p.disagree AND p.same_measurement AND p.independent
   AND (p.a_tier < p.b_tier OR (p.a_tier = p.b_tier AND p.a_source_id < p.b_source_id))
 ORDER BY p.provider_id, p.model_id, p.metric, p.scope, p.a_observed_at, p.a_id, p.b_id;
 
 COMMENT ON VIEW mart.disagreements IS
-    'Figures that sources dispute: comparable endpoints, same metric and scope, observed within 7 days, more than 10% apart. One row per pair.';
+    'Figures that independent sources dispute: comparable endpoints, the same metric, scope, method and statistic, observed within 7 days, more than 10% apart. One row per pair.';
+COMMENT ON COLUMN mart.disagreements.region IS 'variant: region of a regional endpoint (the same on both sides)';
+COMMENT ON COLUMN mart.disagreements.method IS 'how both figures were measured (the same on both sides)';
+COMMENT ON COLUMN mart.disagreements.statistic IS 'the statistic both figures are (the same on both sides)';
 COMMENT ON COLUMN mart.disagreements.provider_id IS 'provider both figures are about';
 COMMENT ON COLUMN mart.disagreements.provider_name IS 'provider display name';
 COMMENT ON COLUMN mart.disagreements.model_id IS 'model both figures are about';

@@ -9,7 +9,7 @@ COMMENT ON COLUMN core.build_state.data_date IS 'newest snapshot retrieval the b
 COMMENT ON COLUMN core.build_state.fingerprint IS 'hash of what observations were derived from (label resolutions, reviewed claims, source tiers, core SQL): unchanged, a build appends only new snapshots'' observations';
 
 COMMENT ON VIEW mart.observation_pairs IS
-    'Pairs of figures from different sources on comparable endpoints, same metric and scope, observed within 7 days; each pair appears in both orders.';
+    'Pairs of point figures from different sources on comparable endpoints, same metric and scope, observed within 7 days, with whether they are the same measurement (method and statistic), independent, and more than 10% apart; each pair appears in both orders.';
 COMMENT ON COLUMN mart.observations_as_of.fresh_as_of IS 'observed_at, or later when a fetch re-confirmed the source''s newest snapshot unchanged by the as-of time';
 COMMENT ON COLUMN mart.observations_as_of.stale IS 'a live median whose fresh_as_of is older than its source''s cadence allows, measured from the build''s data date';
 
