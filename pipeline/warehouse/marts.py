@@ -46,9 +46,7 @@ def _migrate_release_figures(con: duckdb.DuckDBPyConnection) -> None:
         return
     con.execute("BEGIN TRANSACTION")
     try:
-        con.execute(
-            "ALTER TABLE history.release_figures RENAME TO release_figures_before_methods"
-        )
+        con.execute("ALTER TABLE history.release_figures RENAME TO release_figures_before_methods")
         con.execute(HISTORY_SQL.read_text(encoding="utf-8"))  # today's table, empty
         con.execute(
             "INSERT INTO history.release_figures BY NAME "
