@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import math
 import os
 import socket
 import time
@@ -107,6 +108,7 @@ class _Failure(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         reply: _Reply | None = None,
+        cut_by_poll: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -114,6 +116,7 @@ class _Failure(Exception):
         self.status = status
         self.retry_after = retry_after
         self.reply = reply  # the error response itself, read whole: a poll keeps it as a member
+        self.cut_by_poll = cut_by_poll  # the poll's deadline, not the attempt's, ended it
 
     def final(self, attempts: int, suffix: str = "") -> _Failure:
         """The failure as the outcome states it, once no attempt is left."""
@@ -318,50 +321,30 @@ class _Run:
         # Time spent on this request: its attempts and the waits between them, not the time it
         # queued for a connection slot behind others (a poll's deadline counts everything).
         budget = self.options.source_timeout
-        poll_over = f" (the poll's {self.options.poll_timeout:g} s were used up)"
         while True:
-            await self._host_pause(source.host)
-            async with self._host_slot(source.host), self.overall:
-                if self.stop.is_set():
-                    if attempts == 0:
-                        return None, _Failure(STRICT_SKIP), 0
-                    stopped = failure.final(attempts, " (retries stopped by --strict)")
-                    return stopped.reply, stopped, attempts
-                limit = min(self.options.total_timeout, budget)
-                cut_by_poll = False  # the poll's deadline comes before the attempt's own
-                if ask.deadline is not None:
-                    left = ask.deadline - time.monotonic()
-                    if left <= 0:
-                        if attempts == 0:
-                            return None, _Failure("not requested" + poll_over), 0
-                        over = failure.final(attempts, poll_over)
-                        return over.reply, over, attempts
-                    cut_by_poll = left < limit
-                    limit = min(limit, left)
-                attempts += 1
-                started = time.monotonic()
-                try:
-                    async with asyncio.timeout(limit):
-                        return await self._attempt(source, ask), failure, attempts
-                except TimeoutError:
-                    if cut_by_poll:
-                        return None, _Failure("timeout").final(attempts, poll_over), attempts
-                    within = f"{self.options.total_timeout:g} s"
-                    failure = _Failure(
-                        f"timeout (no complete response within {within})", retryable=True
-                    )
-                except httpx.TransportError as error:
-                    failure = _transport_failure(error)
-                except BodyError as error:
-                    failure = _Failure(error.reason, retryable=error.retryable, status=200)
-                except _Failure as error:
-                    failure = error
-                finally:
+            async with self._host_slot(source.host):
+                await self._host_pause(source.host)  # a 429's Retry-After holds the whole host
+                async with self.overall:
+                    stopped = self._stopped(ask, failure, attempts)
+                    if stopped is not None:
+                        return stopped.reply, stopped, attempts
+                    limit = min(self.options.total_timeout, budget)
+                    left = math.inf if ask.deadline is None else ask.deadline - time.monotonic()
+                    attempts += 1
+                    started = time.monotonic()
+                    outcome = await self._once(source, ask, min(limit, left), left < limit)
                     budget -= time.monotonic() - started
-            if failure.retry_after is not None and failure.status == 429:
-                # the host asked everyone to wait: the other requests to it wait too
-                pause = time.monotonic() + min(failure.retry_after, self.options.retry_after_max)
-                self.resume_at[source.host] = max(self.resume_at.get(source.host, 0.0), pause)
+                    if isinstance(outcome, _Reply):
+                        return outcome, failure, attempts
+                    failure = outcome
+                    if failure.retry_after is not None and failure.status == 429:
+                        # the host asked to be left alone: every request to it waits
+                        wait = min(failure.retry_after, self.options.retry_after_max)
+                        resume = max(self.resume_at.get(source.host, 0.0), time.monotonic() + wait)
+                        self.resume_at[source.host] = resume
+            if failure.cut_by_poll:
+                final = failure.final(attempts, self._poll_over)
+                return final.reply, final, attempts
             if not failure.retryable or attempts >= self.options.max_attempts:
                 final = failure.final(attempts)
                 return final.reply, final, attempts
@@ -371,7 +354,7 @@ class _Run:
                 final = failure.final(attempts, used)
                 return final.reply, final, attempts
             if ask.deadline is not None and time.monotonic() + wait >= ask.deadline:
-                final = failure.final(attempts, poll_over)
+                final = failure.final(attempts, self._poll_over)
                 return final.reply, final, attempts
             self._say(
                 f"fetch {what}: {failure.reason}; attempt {attempts + 1} of "
@@ -379,6 +362,41 @@ class _Run:
             )
             await asyncio.sleep(wait)
             budget -= wait
+
+    @property
+    def _poll_over(self) -> str:
+        return f" (the poll's {self.options.poll_timeout:g} s were used up)"
+
+    def _stopped(self, ask: _Ask, failure: _Failure, attempts: int) -> _Failure | None:
+        """Why no further attempt may start (--strict stopped the run, the poll's time is up)."""
+        if self.stop.is_set():
+            if attempts == 0:
+                return _Failure(STRICT_SKIP)
+            return failure.final(attempts, " (retries stopped by --strict)")
+        if ask.deadline is not None and time.monotonic() >= ask.deadline:
+            if attempts == 0:
+                return _Failure("not requested" + self._poll_over)
+            return failure.final(attempts, self._poll_over)
+        return None
+
+    async def _once(
+        self, source: Source, ask: _Ask, limit: float, cut_by_poll: bool
+    ) -> _Reply | _Failure:
+        """One attempt within `limit` seconds: the reply, or why there is none."""
+        try:
+            async with asyncio.timeout(limit):
+                return await self._attempt(source, ask)
+        except TimeoutError:
+            if cut_by_poll:
+                return _Failure("timeout", cut_by_poll=True)
+            within = f"{self.options.total_timeout:g} s"
+            return _Failure(f"timeout (no complete response within {within})", retryable=True)
+        except httpx.TransportError as error:
+            return _transport_failure(error)
+        except BodyError as error:
+            return _Failure(error.reason, retryable=error.retryable, status=200)
+        except _Failure as error:
+            return error
 
     async def _host_pause(self, host: str) -> None:
         while (wait := self.resume_at.get(host, 0.0) - time.monotonic()) > 0:
@@ -546,7 +564,6 @@ class _Run:
             summary += f"; {len(selection.left_out):,} left out: " + "; ".join(
                 selection.left_out[:5]
             )
-        unmeasured = "not measured: no API key" if state.missing else ""
         members = [result.member for result in results if result.member is not None]
         if not any(member.status == 200 for member in members):
             return self._record(
@@ -572,11 +589,8 @@ class _Run:
             return self._record(source, "failed", f"cannot bundle the responses ({error})")
 
         def statistics(meta: SnapshotMeta) -> str:
-            read = statistics_summary(source, meta, data)
-            said = " ".join(
-                part for part in (read, f"({unmeasured})" if unmeasured else "") if part
-            )
-            return f": {summary}" + (f"; {said}" if said else "")
+            read = statistics_summary(source, meta, data, keyless=state.missing is not None)
+            return f": {summary}" + (f"; {read}" if read else "")
 
         note = (
             f"fetched by speedbook fetch: a poll of {len(selection.models):,} models "

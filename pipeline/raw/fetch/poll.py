@@ -33,6 +33,7 @@ from pipeline.support.text import shorten
 MEMBER_FRAMES = {"openrouter_endpoints": "openrouter_poll_members"}
 CATALOGUE_FRAME = "catalogue_entries"  # a `models_from` source's models
 CATALOGUE_ID = "platform_model_id"
+NO_KEY = "not measured: no API key"
 SHOWN = 5  # models named in an outcome line; the rest are counted
 # Headers about how the body travelled: the stored body is decoded, and its size is the member's.
 TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -142,13 +143,16 @@ def _named(items: Sequence[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def round_summary(results: Sequence[MemberResult]) -> str:
     """`3 models: 3 responses (2 HTTP 200, 1 HTTP 404); 1 failed: a/b (timeout)`."""
     members = [r.member for r in results if r.member is not None]
     statuses = Counter(member.status for member in members)
     counts = ", ".join(f"{n} HTTP {code}" for code, n in sorted(statuses.items()))
-    noun = "model" if len(results) == 1 else "models"
-    text = f"{len(results):,} {noun}: {len(members):,} responses" + (
+    text = f"{_count(len(results), 'model')}: {_count(len(members), 'response')}" + (
         f" ({counts})" if counts else ""
     )
     failed = [f"{r.model} ({r.failure})" for r in results if r.member is None]
@@ -157,14 +161,15 @@ def round_summary(results: Sequence[MemberResult]) -> str:
     return text
 
 
-def statistics_summary(source: Source, meta: SnapshotMeta, data: bytes) -> str:
+def statistics_summary(source: Source, meta: SnapshotMeta, data: bytes, *, keyless: bool) -> str:
     """What the format's parser reads of a stored poll: endpoints, and how many have no
-    statistics (the parser's own count), for the outcome line."""
+    statistics (the parser's own count), for the outcome line; `keyless` when the poll was
+    sent without its API key, which is why they have none."""
     from pipeline.extract import PARSERS, ExtractError, SnapshotInput  # pandas only for polls
 
     frame_name = MEMBER_FRAMES.get(source.format)
     if frame_name is None:
-        return ""
+        return NO_KEY if keyless else ""
     try:
         frames = PARSERS[source.format].parse(SnapshotInput(meta, source, data))
     except ExtractError as error:
@@ -173,4 +178,5 @@ def statistics_summary(source: Source, meta: SnapshotMeta, data: bytes) -> str:
     frame = frames[frame_name]
     staged = int(frame["endpoints_staged"].sum())
     bare = int(frame["endpoints_without_statistics"].sum())
-    return f"{staged:,} endpoints, {bare:,} without statistics"
+    because = f" ({NO_KEY})" if keyless and bare else ""
+    return f"{staged:,} endpoints, {bare:,} without statistics{because}"
