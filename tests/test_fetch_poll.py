@@ -18,8 +18,9 @@ from api_world import (
 from http_fixtures import by_key, hang, keyed, numbered, ok, reset, status
 
 from pipeline.extract import PARSERS, SnapshotInput
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, read_bundle
+from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, read_bundle, write_bundle
 from pipeline.raw.outcomes import read_outcomes
+from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 
 SOURCE = "openrouter-endpoints"
@@ -301,3 +302,49 @@ def test_models_from_names_what_cannot_be_polled(api):
         "author/slug; 'noslash' is not of the form author/slug" in record.detail
     )
     assert not api.server.hits.get(f"{API}/noslash/endpoints")
+
+
+def test_snapshot_add_takes_one_captured_response_or_a_captured_bundle(settings, cli, tmp_path):
+    """By hand: one /endpoints response as it came is a `.json`; a bundle (a poll round saved
+    elsewhere) is a `.bundle`. The parser reads both."""
+    store = SnapshotStore(settings.raw_dir)
+    source = load_registry(settings.registry)[SOURCE]
+    response = tmp_path / "response.json"
+    response.write_bytes(model_body(FLASH_ID))
+    url = "https://openrouter.ai/api/v1/models/deepseek/deepseek-v4-flash/endpoints"
+    added = cli(
+        "snapshot",
+        "add",
+        SOURCE,
+        str(response),
+        "--url",
+        url,
+        "--retrieved-at",
+        "2026-06-01T10:00:00Z",
+    )
+    assert added.status == 0, added.err
+    plain = store.latest(SOURCE)
+    assert plain.file.endswith(".json") and plain.content_type == "application/json"
+    assert plain.url == url
+    members = [
+        BundleMember(url, 200, (("Content-Type", "application/json"),), model_body(FLASH_ID)),
+        BundleMember(source.member_url(GPT_ID), 404, (), ERROR_404),
+    ]
+    captured = tmp_path / "poll.bundle"
+    captured.write_bytes(write_bundle(members))
+    added = cli("snapshot", "add", SOURCE, str(captured), "--retrieved-at", "2026-06-01T10:30:00Z")
+    assert added.status == 0, added.err
+    bundle = store.latest(SOURCE)
+    assert bundle.file.endswith(".bundle") and bundle.content_type == BUNDLE_CONTENT_TYPE
+    assert bundle.url == source.url
+    for meta, endpoints in ((plain, 6), (bundle, 6)):
+        frames = PARSERS[source.format].parse(SnapshotInput(meta, source, store.read(meta)))
+        assert len(frames["openrouter_endpoints"]) == endpoints
+    assert (
+        len(
+            PARSERS[source.format].parse(SnapshotInput(bundle, source, store.read(bundle)))[
+                "openrouter_poll_members"
+            ]
+        )
+        == 2
+    )
