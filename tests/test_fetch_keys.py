@@ -12,6 +12,7 @@ import gzip
 import json
 import logging
 
+import duckdb
 import pytest
 from api_world import (
     AA_MODELS,
@@ -29,7 +30,7 @@ from http_fixtures import FaultServer, echo_header, gzipped, keyed, ok, redirect
 
 from pipeline.raw.fetch.keys import REDACTED, Keys, key_state, origin
 from pipeline.raw.inventory import take_inventory
-from pipeline.raw.outcomes import read_outcomes
+from pipeline.raw.outcomes import read_outcomes, record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 
@@ -296,3 +297,16 @@ def test_the_plain_sources_refuse_what_their_format_cannot_read(api, source_id, 
     small = api.fetch(environ=environ, max_bytes=len(body) - 1).get(source_id)
     assert small.label.startswith("failed: body exceeds ")
     assert not api.store.list(source_id)
+
+
+def test_a_skipped_outcome_is_loaded_into_the_warehouse(settings):
+    from conftest import UP_TO_CORE, failures, materialize
+
+    record_outcome(settings.raw_dir, AA, "skipped", "ARTIFICIAL_ANALYSIS_API_KEY not set")
+    result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
+    with duckdb.connect(str(settings.database), read_only=True) as con:
+        rows = con.execute(
+            "SELECT outcome, detail, attempts FROM core.fetch_outcomes WHERE source_id = ?", [AA]
+        ).fetchall()
+    assert rows == [("skipped", "ARTIFICIAL_ANALYSIS_API_KEY not set", 0)]
