@@ -26,7 +26,7 @@ from api_world import (
     model_body,
     openrouter_key,
 )
-from http_fixtures import FaultServer, echo_header, gzipped, keyed, ok, redirect
+from http_fixtures import FaultServer, echo_header, gzipped, keyed, ok, redirect, status
 
 from pipeline.raw.fetch.keys import REDACTED, Keys, key_state, origin
 from pipeline.raw.inventory import take_inventory
@@ -310,3 +310,24 @@ def test_a_skipped_outcome_is_loaded_into_the_warehouse(settings):
             "SELECT outcome, detail, attempts FROM core.fetch_outcomes WHERE source_id = ?", [AA]
         ).fetchall()
     assert rows == [("skipped", "ARTIFICIAL_ANALYSIS_API_KEY not set", 0)]
+
+
+@pytest.mark.parametrize(
+    ("source_id", "path", "body"),
+    [
+        ("openrouter-providers", "/api/v1/providers", PROVIDERS),
+        ("models-dev", "/api.json", MODELS_DEV),
+        (AA, AA_PATH, AA_MODELS),
+    ],
+)
+def test_the_plain_sources_honour_a_rate_limit(api, source_id, path, body):
+    key = aa_key()
+    api.serve(path, status(429, {"Retry-After": "1"}), ok(body))
+    api.add(source_id)
+    record = api.fetch(environ={"ARTIFICIAL_ANALYSIS_API_KEY": key}).get(source_id)
+    assert record.outcome == "new" and record.attempts == 2
+    first, second = api.server.requests(path)
+    assert second.at - first.at >= 0.95
+    expected = key if source_id == AA else None
+    assert [hit.headers.get("x-api-key") for hit in (first, second)] == [expected, expected]
+    assert api.store.read(api.store.latest(source_id)) == body

@@ -348,3 +348,28 @@ def test_snapshot_add_takes_one_captured_response_or_a_captured_bundle(settings,
         )
         == 2
     )
+
+
+def test_by_default_a_poll_asks_for_every_model_of_the_list(api):
+    """The bundled entry as it is: all 364 models of the real OpenRouter list, one bundle."""
+    api.add("openrouter")
+    poll_source(api)
+    api.settings  # noqa: B018 - writes the registry
+    api.store.add(
+        "openrouter",
+        MODEL_LIST,
+        url="https://openrouter.ai/api/v1/models",
+        retrieved_at=OLD,
+        content_type="application/json",
+        obtained_by="manual",
+        extension="json",
+    )
+    models = [model["id"] for model in json.loads(MODEL_LIST)["data"]]
+    for model in models:
+        api.serve_model(model, ok(model_body(model)))
+    record = api.fetch(SOURCE).get(SOURCE)
+    assert record.outcome == "new"
+    assert ": 364 models: 364 responses (364 HTTP 200); 2,184 endpoints, " in record.detail
+    members = read_bundle(api.store.read(api.store.latest(SOURCE)))
+    assert [json.loads(m.body)["data"]["id"] for m in members] == models
+    assert api.server.peak["127.0.0.1"] == 2  # polite: two at a time

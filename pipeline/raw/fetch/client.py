@@ -3,9 +3,12 @@
 One shared ``httpx.AsyncClient``; bounded concurrency overall and per host; retries with backoff
 on transient failures; conditional requests from the newest snapshot's validators; a size cap
 after decompression; content types checked against the source's format; redirects followed by
-hand and only within the source's host. Every source ends with exactly one outcome, appended to
-its log (see ``pipeline.raw.outcomes``). Nothing is ever deleted or overwritten: a failure stores
-nothing and the last good snapshot stays the newest.
+hand and only within the source's host; a 429's Retry-After holds its whole host. A poll source
+is one request per model through the same machinery, its round stored as one bundle
+(``pipeline.raw.fetch.poll``). API keys come from the environment and go only to their source's
+origin; every message is scrubbed of them (``pipeline.raw.fetch.keys``). Every source ends with
+exactly one outcome, appended to its log (see ``pipeline.raw.outcomes``). Nothing is ever deleted
+or overwritten: a failure stores nothing and the last good snapshot stays the newest.
 """
 
 from __future__ import annotations
