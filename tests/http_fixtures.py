@@ -263,3 +263,61 @@ def gzip_bomb(expanded: int) -> bytes:
     parts = [compressor.compress(chunk) for _ in range(expanded // len(chunk))]
     parts.append(compressor.flush())
     return b"".join(parts)
+
+
+def keyed(header: str, value: str, responder: Responder) -> Responder:
+    """``responder`` when the request carries ``header: value``, else 401 with a JSON error, as
+    the real APIs answer a missing or wrong key."""
+
+    def respond(h: Handler) -> None:
+        if h.headers.get(header) == value:
+            responder(h)
+        else:
+            h.send(
+                401,
+                b'{"error": {"message": "No auth credentials found", "code": 401}}',
+                {"Content-Type": JSON},
+            )
+
+    return respond
+
+
+def by_key(header: str, value: str, with_key: Responder, without_key: Responder) -> Responder:
+    """``with_key`` when the request carries ``header: value``; ``without_key`` when it carries
+    no such header at all (OpenRouter's /endpoints answers both, with null statistics without);
+    401 for a wrong key."""
+
+    def respond(h: Handler) -> None:
+        sent = h.headers.get(header)
+        if sent is None:
+            without_key(h)
+        elif sent == value:
+            with_key(h)
+        else:
+            h.send(401, b'{"error": {"message": "Invalid API key"}}', {"Content-Type": JSON})
+
+    return respond
+
+
+def echo_header(header: str, into: str = "body") -> Responder:
+    """A server that repeats a request header back: in the body, or in a response header."""
+
+    def respond(h: Handler) -> None:
+        sent = h.headers.get(header, "")
+        if into == "body":
+            h.send(200, b'{"you_sent": "%s"}' % sent.encode(), {"Content-Type": JSON})
+        else:
+            h.send(200, b'{"data": []}', {"Content-Type": JSON, "X-Echo": sent})
+
+    return respond
+
+
+def numbered(body: bytes, content_type: str = JSON) -> Responder:
+    """The same body every time, with headers that differ on every response (a request id), as
+    a real API's do."""
+    served = iter(range(1, 1_000_000))
+
+    def respond(h: Handler) -> None:
+        h.send(200, body, {"Content-Type": content_type, "X-Request-Id": f"req-{next(served)}"})
+
+    return respond

@@ -17,10 +17,12 @@ NAME = "fetch"
 HELP = "fetch sources from the web and store what changed as new snapshots"
 DESCRIPTION = (
     "Fetch every source in the registry (or only SOURCE_ID...) and store each response whose "
-    "bytes are new as a snapshot (obtained_by=fetched). Each source ends as new, unchanged, "
-    "not_modified or failed: <reason>, recorded in <warehouse>/raw/<source_id>/_outcomes.jsonl. "
-    "A failed source keeps its last good snapshot. Exit status 0 when nothing failed, 1 when "
-    "any source failed."
+    "bytes are new as a snapshot (obtained_by=fetched); a poll source (one request per model) "
+    "stores its round of responses as one bundle. API keys come from the environment variables "
+    "the registry names and are never stored. Each source ends as new, unchanged, not_modified, "
+    "skipped: <reason> (its API key is not set) or failed: <reason>, recorded in "
+    "<warehouse>/raw/<source_id>/_outcomes.jsonl. A failed source keeps its last good snapshot. "
+    "Exit status 0 when nothing failed (skipped is no failure), 1 when any source failed."
 )
 
 

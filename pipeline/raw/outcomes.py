@@ -20,9 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.raw.snapshots import check_source_id, format_utc, parse_utc, read_store_file
+from pipeline.schema.vocabulary import FETCH_OUTCOMES
 from pipeline.sources.registry import SLUG
 
-OUTCOMES = ("new", "unchanged", "not_modified", "failed")
+OUTCOMES = FETCH_OUTCOMES
+# Outcomes whose detail is the reason, shown as `<outcome>: <detail>`.
+WITH_REASON = ("skipped", "failed")
 LOG_NAME = "_outcomes.jsonl"
 MAX_LOG_BYTES = 16_000_000
 
@@ -31,7 +34,7 @@ MAX_LOG_BYTES = 16_000_000
 class OutcomeRecord:
     source_id: str
     outcome: str  # one of OUTCOMES
-    detail: str  # for "failed", the reason; otherwise what was stored or matched
+    detail: str  # for "skipped" and "failed", the reason; otherwise what was stored or matched
     at: str  # ISO 8601, UTC, "Z" suffix, second precision
     snapshot: str | None = None  # file name of the new or identical snapshot
     http_status: int | None = None  # the final response's status, if one arrived
@@ -40,8 +43,10 @@ class OutcomeRecord:
 
     @property
     def label(self) -> str:
-        """``new``, ``unchanged``, ``not_modified`` or ``failed: <reason>``."""
-        return f"failed: {self.detail}" if self.failed else self.outcome
+        """``new``, ``unchanged``, ``not_modified``, ``skipped: <reason>`` or ``failed: <reason>``.
+        A skipped source (no API key for a source that needs one) made no request: it is no
+        failure, and it re-confirms nothing."""
+        return f"{self.outcome}: {self.detail}" if self.outcome in WITH_REASON else self.outcome
 
     @property
     def failed(self) -> bool:

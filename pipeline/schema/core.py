@@ -10,6 +10,7 @@ from pandera.typing import Series
 from pipeline.schema.staging import UtcTimestamp
 from pipeline.schema.vocabulary import (
     CLAIM_SCOPES,
+    FETCH_OUTCOMES,
     METHODS,
     METRICS,
     OBTAINED_BY,
@@ -410,7 +411,7 @@ class FetchOutcomes(CoreTable):
 
     source_id: Series[str]
     log_line: Series[int] = pa.Field(ge=1, description="position in the source's log, from 1")
-    outcome: Series[str] = pa.Field(isin=["new", "unchanged", "not_modified", "failed"])
+    outcome: Series[str] = pa.Field(isin=list(FETCH_OUTCOMES))
     detail: Series[str] = pa.Field(
         nullable=True, description="for failed, the reason; otherwise what was stored or matched"
     )

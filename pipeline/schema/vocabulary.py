@@ -36,6 +36,8 @@ Statistic = Literal["median", "p50", "p75", "p90", "p99"]
 Unit = Literal["tokens/s", "s", "USD per 1M tokens"]
 PlatformKind = Literal["managed_cloud_catalogue", "edge_hosted", "gateway", "model_choice_layer"]
 ProviderType = Literal["inference_api", "cloud", "hardware_vendor"]
+# How one `speedbook fetch` of a source ended (pipeline/raw/outcomes.py).
+FetchOutcome = Literal["new", "unchanged", "not_modified", "skipped", "failed"]
 
 SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
 TIERS: tuple[Tier, ...] = get_args(Tier)
@@ -52,6 +54,7 @@ STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 UNITS: tuple[Unit, ...] = get_args(Unit)
 PLATFORM_KINDS: tuple[PlatformKind, ...] = get_args(PlatformKind)
 PROVIDER_TYPES: tuple[ProviderType, ...] = get_args(ProviderType)
+FETCH_OUTCOMES: tuple[FetchOutcome, ...] = get_args(FetchOutcome)
 
 # Speeds outside this open interval are not tokens per second of any real endpoint.
 MAX_TOKENS_PER_S = 100_000.0

@@ -7,8 +7,10 @@ import tomllib
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import quote, urlsplit
 
+from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, MAX_MEMBERS
 from pipeline.schema.vocabulary import SOURCE_KINDS, TIERS
 from pipeline.sources.formats import FORMATS
 from pipeline.support.text import url_for_message, url_problem
@@ -22,8 +24,25 @@ CADENCES: dict[str, timedelta] = {
     "yearly": timedelta(days=366),
 }
 REQUIRED = ("id", "kind", "publisher", "url", "tier", "format", "cadence")
-OPTIONAL = ("notes", "title")
+# Optional fields by the type TOML must give them.
+OPTIONAL_TEXT = (
+    "notes",
+    "title",
+    "api_key_env",
+    "api_key_header",
+    "api_key_prefix",
+    "poll_path",
+    "models_from",
+)
+OPTIONAL_BOOL = ("api_key_required",)
+OPTIONAL_INT = ("max_models",)
+OPTIONAL_LIST = ("models",)
+OPTIONAL = OPTIONAL_TEXT + OPTIONAL_BOOL + OPTIONAL_INT + OPTIONAL_LIST
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+MODEL_PLACEHOLDER = "{model}"
+MAX_MODEL_ID = 200
 
 
 class RegistryError(ValueError):
@@ -41,6 +60,20 @@ class Source:
     cadence: str
     notes: str = ""
     title: str = ""
+    # An API key, read from the environment variable `api_key_env` when fetching and sent as
+    # `<api_key_header>: <api_key_prefix><key>`, only to the url's own scheme, host and port.
+    # Without it, a source whose key is required is skipped; otherwise it is fetched anyway.
+    api_key_env: str = ""
+    api_key_header: str = ""
+    api_key_prefix: str = ""
+    api_key_required: bool = True
+    # A poll: one request per model, `<url>/<poll_path with {model} filled in>`, the responses
+    # stored as one bundle. The models: `models`, or the catalogue of the source `models_from`
+    # (its newest usable snapshot), the first `max_models` of them when given.
+    poll_path: str = ""
+    models_from: str = ""
+    models: tuple[str, ...] = ()
+    max_models: int | None = None
 
     @property
     def host(self) -> str:
@@ -50,6 +83,114 @@ class Source:
     def max_age(self) -> timedelta:
         """How old the newest snapshot may be before the source's figures count as stale."""
         return CADENCES[self.cadence]
+
+    @property
+    def polls(self) -> bool:
+        """True when one fetch is a poll of many requests, stored as one bundle."""
+        return bool(self.poll_path)
+
+    def member_url(self, model: str) -> str:
+        """The URL a poll requests for `model` (an `author/slug` id, each part percent-encoded)."""
+        author, slug = model.split("/")
+        path = quote(author, safe="~:") + "/" + quote(slug, safe="~:")
+        return self.url.rstrip("/") + "/" + self.poll_path.replace(MODEL_PLACEHOLDER, path)
+
+
+def model_id_problem(model: object) -> str | None:
+    """Why `model` cannot be polled as an `author/slug` model id, or None when it can."""
+    if not isinstance(model, str):
+        return f"is not text ({type(model).__name__})"
+    if not model or len(model) > MAX_MODEL_ID:
+        return f"is not 1 to {MAX_MODEL_ID} characters"
+    if any(not char.isprintable() or char.isspace() for char in model):
+        return "holds a space or a control character"
+    parts = model.split("/")
+    if len(parts) != 2 or not all(parts) or any(part in (".", "..") for part in parts):
+        return "is not of the form author/slug"
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+TYPE_RULES = (
+    (REQUIRED + OPTIONAL_TEXT, lambda value: isinstance(value, str), "must be strings"),
+    (OPTIONAL_BOOL, lambda value: isinstance(value, bool), "must be true or false"),
+    (OPTIONAL_INT, _is_int, "must be whole numbers"),
+    (OPTIONAL_LIST, lambda value: isinstance(value, list), "must be lists"),
+)
+
+
+def _typed(label: str, entry: dict[str, Any]) -> None:
+    for keys, test, rule in TYPE_RULES:
+        bad = [key for key in keys if key in entry and not test(entry[key])]
+        if bad:
+            raise RegistryError(f"{label}: field(s) {', '.join(bad)} {rule}")
+
+
+def _check_key(label: str, entry: dict[str, Any]) -> None:
+    env, header = entry.get("api_key_env"), entry.get("api_key_header")
+    if not env:
+        given = [
+            key for key in ("api_key_header", "api_key_prefix", "api_key_required") if key in entry
+        ]
+        if given:
+            raise RegistryError(f"{label}: {', '.join(given)} without api_key_env")
+        return
+    if not ENV_NAME.fullmatch(env):
+        raise RegistryError(
+            f"{label}: api_key_env {env!r} is not an environment variable name (A-Z, 0-9, _)"
+        )
+    if not header:
+        raise RegistryError(f"{label}: api_key_env needs api_key_header (the header it is sent in)")
+    if not HEADER_NAME.fullmatch(header):
+        raise RegistryError(f"{label}: api_key_header {header!r} is not an HTTP header name")
+    prefix = entry.get("api_key_prefix", "")
+    if any(not (char.isprintable() and char.isascii()) for char in prefix):
+        raise RegistryError(f"{label}: api_key_prefix must be printable ASCII")
+
+
+def _check_poll(label: str, entry: dict[str, Any]) -> None:
+    path = entry.get("poll_path")
+    if not path:
+        given = [key for key in ("models_from", "models", "max_models") if key in entry]
+        if given:
+            raise RegistryError(f"{label}: {', '.join(given)} without poll_path")
+        return
+    spec = FORMATS[entry["format"]]
+    if BUNDLE_CONTENT_TYPE not in spec.content_types:
+        raise RegistryError(
+            f"{label}: poll_path, but format {spec.name} does not read bundles of responses"
+        )
+    rest = path.replace(MODEL_PLACEHOLDER, "")
+    if path.count(MODEL_PLACEHOLDER) != 1 or "{" in rest or "}" in rest:
+        raise RegistryError(f"{label}: poll_path {path!r} must hold {MODEL_PLACEHOLDER} once")
+    if (
+        path.startswith("/")
+        or any(char in rest for char in "?#\\")
+        or url_problem("https://example.org/" + rest)
+    ):
+        raise RegistryError(f"{label}: poll_path {path!r} is not a relative URL path")
+    parts = urlsplit(entry["url"])
+    if parts.query or parts.fragment:
+        raise RegistryError(f"{label}: a poll's url takes no query or fragment")
+    if ("models" in entry) == ("models_from" in entry):
+        raise RegistryError(f"{label}: a poll needs exactly one of models and models_from")
+    models = entry.get("models")
+    if models is not None:
+        if not models:
+            raise RegistryError(f"{label}: models is empty")
+        for model in models:
+            problem = model_id_problem(model)
+            if problem:
+                raise RegistryError(f"{label}: model {str(model)[:80]!r} {problem}")
+        if len(set(models)) != len(models):
+            raise RegistryError(f"{label}: models lists a model twice")
+        entry["models"] = tuple(models)
+    count = entry.get("max_models")
+    if count is not None and not 1 <= count <= MAX_MEMBERS:
+        raise RegistryError(f"{label}: max_models must be 1 to {MAX_MEMBERS:,}")
 
 
 def _check_entry(index: int, entry: object) -> Source:
@@ -62,9 +203,7 @@ def _check_entry(index: int, entry: object) -> Source:
     unknown = sorted(set(entry) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise RegistryError(f"{label}: unknown field(s) {', '.join(unknown)}")
-    bad_types = [key for key, value in entry.items() if not isinstance(value, str)]
-    if bad_types:
-        raise RegistryError(f"{label}: field(s) {', '.join(bad_types)} must be strings")
+    _typed(label, entry)
     if not SLUG.match(entry["id"]):
         raise RegistryError(f"{label}: id must be a lower-case slug (a-z, 0-9, single hyphens)")
     checks = (
@@ -81,6 +220,9 @@ def _check_entry(index: int, entry: object) -> Source:
     problem = url_problem(entry["url"])
     if problem:
         raise RegistryError(f"{label}: url {url_for_message(entry['url'])} {problem}")
+    entry = dict(entry)
+    _check_key(label, entry)
+    _check_poll(label, entry)
     return Source(**entry)
 
 
@@ -101,4 +243,12 @@ def load_registry(path: Path) -> dict[str, Source]:
         if source.id in sources:
             raise RegistryError(f"source #{index} ({source.id!r}): duplicate id")
         sources[source.id] = source
+    for index, source in enumerate(sources.values(), start=1):
+        if source.models_from and (
+            source.models_from == source.id or source.models_from not in sources
+        ):
+            raise RegistryError(
+                f"source #{index} ({source.id!r}): models_from {source.models_from!r} is not "
+                "another source of the registry"
+            )
     return sources

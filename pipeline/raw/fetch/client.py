@@ -3,25 +3,32 @@
 One shared ``httpx.AsyncClient``; bounded concurrency overall and per host; retries with backoff
 on transient failures; conditional requests from the newest snapshot's validators; a size cap
 after decompression; content types checked against the source's format; redirects followed by
-hand and only within the source's host. Every source ends with exactly one outcome, appended to
-its log (see ``pipeline.raw.outcomes``). Nothing is ever deleted or overwritten: a failure stores
-nothing and the last good snapshot stays the newest.
+hand and only within the source's host; a 429's Retry-After holds its whole host. A poll source
+is one request per model through the same machinery, its round stored as one bundle
+(``pipeline.raw.fetch.poll``). API keys come from the environment and go only to their source's
+origin; every message is scrubbed of them (``pipeline.raw.fetch.keys``). Every source ends with
+exactly one outcome, appended to its log (see ``pipeline.raw.outcomes``). Nothing is ever deleted
+or overwritten: a failure stores nothing and the last good snapshot stays the newest.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import math
+import os
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urljoin
 
 import httpx
 
+from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleError, BundleMember, write_bundle
 from pipeline.raw.fetch.body import BodyError, read_capped, too_large
+from pipeline.raw.fetch.keys import ApiKey, Keys, KeyState, key_state
 from pipeline.raw.fetch.policy import (
     DEFAULT_OPTIONS,
     REDIRECT_STATUSES,
@@ -33,6 +40,17 @@ from pipeline.raw.fetch.policy import (
     retry_wait,
     shown,
 )
+from pipeline.raw.fetch.poll import (
+    MemberResult,
+    PollError,
+    member_content_types,
+    member_headers,
+    previous_members,
+    round_summary,
+    same_round,
+    select_models,
+    statistics_summary,
+)
 from pipeline.raw.outcomes import OUTCOMES, OutcomeRecord, record_outcome
 from pipeline.raw.snapshots import SnapshotError, SnapshotMeta, SnapshotStore, format_utc
 from pipeline.sources.formats import FORMATS
@@ -40,6 +58,7 @@ from pipeline.sources.registry import Source, load_registry
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
 from pipeline.support.sizes import format_size
+from pipeline.support.text import url_problem
 
 STRICT_SKIP = "skipped (--strict)"
 KEPT_HEADERS = ("etag", "last-modified")  # validators for the next conditional request
@@ -91,20 +110,45 @@ class _Failure(Exception):
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        reply: _Reply | None = None,
+        cut_by_poll: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.reply = reply  # the error response itself, read whole: a poll keeps it as a member
+        self.cut_by_poll = cut_by_poll  # the poll's deadline, not the attempt's, ended it
+
+    def final(self, attempts: int, suffix: str = "") -> _Failure:
+        """The failure as the outcome states it, once no attempt is left."""
+        reason = self.reason + (f" after {attempts} attempts" if attempts > 1 else "") + suffix
+        return _Failure(reason, status=self.status, reply=self.reply)
 
 
 @dataclass(frozen=True)
 class _Reply:
-    status: int  # 200 or 304
+    status: int  # 200 or 304; any status for a poll member
     url: str  # after redirects
     headers: httpx.Headers
     body: bytes = b""
+
+    def raw_headers(self) -> tuple[tuple[str, str], ...]:
+        """The headers in the order received, names as the server spelt them."""
+        return tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in self.headers.raw)
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One request through the machinery: a source's URL, or one member of a poll."""
+
+    url: str
+    headers: dict[str, str]
+    key: ApiKey | None = None  # added per hop, only at the source's own origin
+    conditional: bool = False
+    member: bool = False  # a poll member: an error response is kept whole, not only named
+    deadline: float | None = None  # time.monotonic() when the poll's time is up
 
 
 def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
@@ -162,20 +206,36 @@ def conditional_headers(latest: SnapshotMeta | None, source: Source) -> dict[str
 
 
 @dataclass
+class _Poll:
+    """What the members of one poll share."""
+
+    deadline: float  # time.monotonic()
+    bytes_left: int
+
+
+@dataclass
 class _Run:
     store: SnapshotStore
     client: httpx.AsyncClient
     options: FetchOptions
     strict: bool
+    sources: dict[str, Source]  # the whole registry: a poll may take its models from another
+    key_states: dict[str, KeyState]
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     overall: asyncio.Semaphore = field(init=False)
     hosts: dict[str, asyncio.Semaphore] = field(default_factory=dict)
+    resume_at: dict[str, float] = field(default_factory=dict)  # a host's Retry-After, monotonic
+    keys: Keys = field(init=False)
 
     def __post_init__(self) -> None:
         self.overall = asyncio.Semaphore(self.options.concurrency)
+        self.keys = Keys(state.key for state in self.key_states.values() if state.key)
 
     def _host_slot(self, host: str) -> asyncio.Semaphore:
         return self.hosts.setdefault(host.lower(), asyncio.Semaphore(self.options.per_host))
+
+    def _say(self, message: str) -> None:
+        report(self.keys.scrub(message))
 
     async def fetch(self, source: Source) -> OutcomeRecord:
         try:
@@ -184,7 +244,7 @@ class _Run:
             record = self._record(source, "failed", f"error ({type(error).__name__}: {error})")
         if record.failed and self.strict:
             self.stop.set()
-        report(f"fetch {source.id}: {record.label}")
+        self._say(f"fetch {source.id}: {record.label}")
         return record
 
     def _record(
@@ -199,6 +259,7 @@ class _Run:
         attempts: int = 0,
     ) -> OutcomeRecord:
         """Append the outcome to the source's log (outcomes.record_outcome, the one writer)."""
+        detail = self.keys.scrub(detail)
         at = datetime.now(UTC)
         try:
             return record_outcome(
@@ -214,11 +275,11 @@ class _Run:
             )
         except OSError as error:
             # The report still carries the outcome; say plainly that the log missed it.
-            report(f"fetch {source.id}: cannot append to its outcome log: {error}")
+            self._say(f"fetch {source.id}: cannot append to its outcome log: {error}")
             return OutcomeRecord(
                 source_id=source.id,
                 outcome=outcome,
-                detail=f"{detail} (not logged: {error.strerror or error})",
+                detail=self.keys.scrub(f"{detail} (not logged: {error.strerror or error})"),
                 at=format_utc(at),
                 snapshot=snapshot,
                 http_status=http_status,
@@ -227,73 +288,133 @@ class _Run:
             )
 
     async def _fetch(self, source: Source) -> OutcomeRecord:
+        state = self.key_states.get(source.id, KeyState())
+        if state.unusable:
+            return self._record(source, "failed", state.unusable)
+        if state.missing and source.api_key_required:
+            return self._record(source, "skipped", state.missing)  # no request: nothing to say
+        if source.polls:
+            return await self._poll(source, state)
         problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
         # off the event loop, like store.add: it reads metadata and may rewrite the index
         existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
         for problem in problems:
-            report(f"fetch {source.id}: warning: snapshot skipped: {problem}")
+            self._say(f"fetch {source.id}: warning: snapshot skipped: {problem}")
         latest = existing[-1] if existing else None
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]
         headers = {"Accept": ", ".join((*spec.content_types, "*/*;q=0.1")), **conditional}
+        ask = _Ask(source.url, headers, state.key, conditional=bool(conditional))
+        reply, failure, attempts = await self._request(source, ask, source.id)
+        if reply is None:
+            return self._record(
+                source, "failed", failure.reason, http_status=failure.status, attempts=attempts
+            )
+        return await self._store(source, reply, latest, attempts)
+
+    async def _request(
+        self, source: Source, ask: _Ask, what: str
+    ) -> tuple[_Reply | None, _Failure, int]:
+        """One request with its retries: (the reply, or None and the failure; attempts made).
+
+        A poll member's reply may be an error response (HTTP 404, or 500 after the last retry).
+        """
         attempts = 0
         failure = _Failure("not attempted")
-        # Time spent on this source: its attempts and the waits between them, not the time it
-        # queued for a connection slot behind other sources.
+        # Time spent on this request: its attempts and the waits between them, not the time it
+        # queued for a connection slot behind others (a poll's deadline counts everything).
         budget = self.options.source_timeout
         while True:
-            async with self._host_slot(source.host), self.overall:
-                if self.stop.is_set():
-                    if attempts == 0:
-                        return self._record(source, "failed", STRICT_SKIP)
-                    return self._failed(source, failure, attempts, " (retries stopped by --strict)")
-                attempts += 1
-                limit = min(self.options.total_timeout, budget)
-                started = time.monotonic()
-                try:
-                    async with asyncio.timeout(limit):
-                        reply = await self._attempt(source, headers, bool(conditional))
-                    break
-                except TimeoutError:
-                    within = f"{self.options.total_timeout:g} s"
-                    failure = _Failure(
-                        f"timeout (no complete response within {within})", retryable=True
-                    )
-                except httpx.TransportError as error:
-                    failure = _transport_failure(error)
-                except BodyError as error:
-                    failure = _Failure(error.reason, retryable=error.retryable, status=200)
-                except _Failure as error:
-                    failure = error
-                finally:
+            async with self._host_slot(source.host):
+                await self._host_pause(source.host)  # a 429's Retry-After holds the whole host
+                async with self.overall:
+                    stopped = self._stopped(ask, failure, attempts)
+                    if stopped is not None:
+                        return stopped.reply, stopped, attempts
+                    limit = min(self.options.total_timeout, budget)
+                    left = math.inf if ask.deadline is None else ask.deadline - time.monotonic()
+                    attempts += 1
+                    started = time.monotonic()
+                    outcome = await self._once(source, ask, min(limit, left), left < limit)
                     budget -= time.monotonic() - started
+                    if isinstance(outcome, _Reply):
+                        return outcome, failure, attempts
+                    failure = outcome
+                    if failure.retry_after is not None and failure.status == 429:
+                        # the host asked to be left alone: every request to it waits
+                        wait = min(failure.retry_after, self.options.retry_after_max)
+                        resume = max(self.resume_at.get(source.host, 0.0), time.monotonic() + wait)
+                        self.resume_at[source.host] = resume
+            if failure.cut_by_poll:
+                final = failure.final(attempts, self._poll_over)
+                return final.reply, final, attempts
             if not failure.retryable or attempts >= self.options.max_attempts:
-                return self._failed(source, failure, attempts)
+                final = failure.final(attempts)
+                return final.reply, final, attempts
             wait = retry_wait(attempts, failure.retry_after, self.options)
             if wait >= budget:
                 used = f" (the source's {self.options.source_timeout:g} s were used up)"
-                return self._failed(source, failure, attempts, used)
-            report(
-                f"fetch {source.id}: {failure.reason}; attempt {attempts + 1} of "
+                final = failure.final(attempts, used)
+                return final.reply, final, attempts
+            if ask.deadline is not None and time.monotonic() + wait >= ask.deadline:
+                final = failure.final(attempts, self._poll_over)
+                return final.reply, final, attempts
+            self._say(
+                f"fetch {what}: {failure.reason}; attempt {attempts + 1} of "
                 f"{self.options.max_attempts} in {wait:.1f} s"
             )
             await asyncio.sleep(wait)
             budget -= wait
-        return await self._store(source, reply, latest, attempts)
 
-    def _failed(
-        self, source: Source, failure: _Failure, attempts: int, suffix: str = ""
-    ) -> OutcomeRecord:
-        detail = failure.reason + (f" after {attempts} attempts" if attempts > 1 else "") + suffix
-        return self._record(source, "failed", detail, http_status=failure.status, attempts=attempts)
+    @property
+    def _poll_over(self) -> str:
+        return f" (the poll's {self.options.poll_timeout:g} s were used up)"
 
-    async def _attempt(self, source: Source, headers: dict[str, str], conditional: bool) -> _Reply:
-        url = source.url
+    def _stopped(self, ask: _Ask, failure: _Failure, attempts: int) -> _Failure | None:
+        """Why no further attempt may start (--strict stopped the run, the poll's time is up)."""
+        if self.stop.is_set():
+            if attempts == 0:
+                return _Failure(STRICT_SKIP)
+            return failure.final(attempts, " (retries stopped by --strict)")
+        if ask.deadline is not None and time.monotonic() >= ask.deadline:
+            if attempts == 0:
+                return _Failure("not requested" + self._poll_over)
+            return failure.final(attempts, self._poll_over)
+        return None
+
+    async def _once(
+        self, source: Source, ask: _Ask, limit: float, cut_by_poll: bool
+    ) -> _Reply | _Failure:
+        """One attempt within `limit` seconds: the reply, or why there is none."""
+        try:
+            async with asyncio.timeout(limit):
+                return await self._attempt(source, ask)
+        except TimeoutError:
+            if cut_by_poll:
+                return _Failure("timeout", cut_by_poll=True)
+            within = f"{self.options.total_timeout:g} s"
+            return _Failure(f"timeout (no complete response within {within})", retryable=True)
+        except httpx.TransportError as error:
+            return _transport_failure(error)
+        except BodyError as error:
+            return _Failure(error.reason, retryable=error.retryable, status=200)
+        except _Failure as error:
+            return error
+
+    async def _host_pause(self, host: str) -> None:
+        while (wait := self.resume_at.get(host, 0.0) - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+
+    async def _attempt(self, source: Source, ask: _Ask) -> _Reply:
+        url = ask.url
         for _hop in range(self.options.max_redirects + 1):
+            headers = {**ask.headers, **(ask.key.headers_for(url) if ask.key else {})}
             request = self.client.build_request("GET", url, headers=headers)
             response = await self.client.send(request, stream=True)
             try:
                 status = response.status_code
+                if self.keys.quoted_in(b"", response.headers.multi_items()):
+                    raise _Failure(f"HTTP {status} repeats an API key in a header", status=status)
                 if status in REDIRECT_STATUSES:
                     location = response.headers.get("location")
                     if not location:
@@ -304,39 +425,60 @@ class _Run:
                         raise _Failure(refusal, status=status)
                     url = target
                     continue
-                return await self._accept(source, response, url, conditional)
+                return await self._accept(source, response, url, ask)
             finally:
                 await response.aclose()
         raise _Failure(f"more than {self.options.max_redirects} redirects")
 
-    async def _accept(
-        self, source: Source, response: httpx.Response, url: str, conditional: bool
-    ) -> _Reply:
-        status = response.status_code
-        if status == 304:
-            if not conditional:
-                raise _Failure("HTTP 304 to an unconditional request", status=status)
-            return _Reply(status, url, response.headers)
-        if status in RETRY_STATUSES:
-            retry_after = parse_retry_after(response.headers.get("retry-after"))
-            raise _Failure(f"HTTP {status}", retryable=True, status=status, retry_after=retry_after)
-        if status != 200:
-            raise _Failure(f"HTTP {status}", status=status)
-        spec = FORMATS[source.format]
-        received_type = media_type(response.headers.get("content-type"))
-        if received_type not in spec.content_types:
-            raise _Failure(
-                f"content type {shown(received_type) or '(none)'} not expected for {source.format}",
-                status=status,
-            )
+    async def _body(self, response: httpx.Response) -> bytes:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.options.max_bytes:
-            raise _Failure(too_large(self.options.max_bytes).reason, status=status)
+            raise too_large(self.options.max_bytes)
         body = await read_capped(
             response.aiter_raw(),
             response.headers.get("content-encoding", ""),
             self.options.max_bytes,
         )
+        if self.keys.quoted_in(body, ()):
+            raise BodyError("the response repeats an API key: not stored")
+        return body
+
+    async def _error_reply(self, response: httpx.Response, url: str) -> _Reply | None:
+        """An error response read whole, for a poll to keep; None when its body cannot be."""
+        try:
+            body = await self._body(response)
+        except BodyError:
+            return None
+        return _Reply(response.status_code, url, response.headers, body)
+
+    async def _accept(
+        self, source: Source, response: httpx.Response, url: str, ask: _Ask
+    ) -> _Reply:
+        status = response.status_code
+        if status == 304:
+            if not ask.conditional:
+                raise _Failure("HTTP 304 to an unconditional request", status=status)
+            return _Reply(status, url, response.headers)
+        if status in RETRY_STATUSES:
+            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            kept = await self._error_reply(response, url) if ask.member else None
+            raise _Failure(
+                f"HTTP {status}", retryable=True, status=status, retry_after=retry_after, reply=kept
+            )
+        if status != 200:
+            kept = await self._error_reply(response, url) if ask.member else None
+            if kept is None:
+                raise _Failure(f"HTTP {status}", status=status)
+            return kept
+        spec = FORMATS[source.format]
+        expected = member_content_types(spec) if ask.member else spec.content_types
+        received_type = media_type(response.headers.get("content-type"))
+        if received_type not in expected:
+            raise _Failure(
+                f"content type {shown(received_type) or '(none)'} not expected for {source.format}",
+                status=status,
+            )
+        body = await self._body(response)
         if not body:
             raise _Failure("empty body", status=status)
         return _Reply(status, url, response.headers, body)
@@ -358,19 +500,32 @@ class _Run:
         http = {key: reply.headers[key] for key in KEPT_HEADERS if key in reply.headers}
         if reply.url != source.url:
             http["final-url"] = reply.url
+        content_type = reply.headers.get("content-type", "")
+        note = f"fetched by speedbook fetch ({format_size(len(reply.body))})"
+        return await self._add(source, reply.body, content_type, note, http, attempts)
+
+    async def _add(
+        self,
+        source: Source,
+        data: bytes,
+        content_type: str,
+        note: str,
+        http: dict[str, str],
+        attempts: int,
+        summary: Callable[[SnapshotMeta], str] | None = None,
+    ) -> OutcomeRecord:
+        """Store the bytes as the source's newest snapshot; `summary` adds to a new one's detail."""
         try:
             result = await asyncio.to_thread(
                 self.store.add,
                 source.id,
-                reply.body,
+                data,
                 url=source.url,
                 retrieved_at=datetime.now(UTC),
-                content_type=reply.headers.get("content-type", ""),
+                content_type=content_type,
                 obtained_by="fetched",
-                extension=FORMATS[source.format].extension_for(
-                    reply.headers.get("content-type", "")
-                ),
-                note=f"fetched by speedbook fetch ({format_size(len(reply.body))})",
+                extension=FORMATS[source.format].extension_for(content_type),
+                note=note,
                 http=http,
             )
         except (SnapshotError, OSError) as error:
@@ -379,6 +534,8 @@ class _Run:
         meta = result.meta
         if result.created:
             outcome, detail = "new", f"stored {meta.file}"
+            if summary is not None:
+                detail += await asyncio.to_thread(summary, meta)
         else:
             outcome, detail = "unchanged", f"same bytes as {meta.file}"
         return self._record(
@@ -390,6 +547,86 @@ class _Run:
             size=meta.size,
             attempts=attempts,
         )
+
+    async def _poll(self, source: Source, state: KeyState) -> OutcomeRecord:
+        """One request per selected model through the machinery above; one bundle of them."""
+        try:
+            selection = await asyncio.to_thread(select_models, self.store, self.sources, source)
+        except PollError as error:
+            return self._record(source, "failed", str(error))
+        self._say(f"fetch {source.id}: polling {len(selection.models):,} models")
+        spec = FORMATS[source.format]
+        headers = {"Accept": ", ".join((*member_content_types(spec), "*/*;q=0.1"))}
+        poll = _Poll(time.monotonic() + self.options.poll_timeout, self.options.poll_max_bytes)
+        results = await asyncio.gather(
+            *(self._member(source, model, headers, state.key, poll) for model in selection.models)
+        )
+        attempts = sum(result.attempts for result in results)
+        summary = round_summary(results)
+        if selection.left_out:
+            summary += f"; {len(selection.left_out):,} left out: " + "; ".join(
+                selection.left_out[:5]
+            )
+        members = [result.member for result in results if result.member is not None]
+        if not any(member.status == 200 for member in members):
+            return self._record(
+                source, "failed", f"no HTTP 200 in the poll: {summary}", attempts=attempts
+            )
+        existing = await asyncio.to_thread(self.store.list, source.id, errors=[])
+        latest = existing[-1] if existing else None
+        if latest is not None and same_round(
+            await asyncio.to_thread(previous_members, self.store, latest), members
+        ):
+            return self._record(
+                source,
+                "unchanged",
+                f"same responses as {latest.file}: {summary}",
+                snapshot=latest.file,
+                http_status=200,
+                size=latest.size,
+                attempts=attempts,
+            )
+        try:
+            data = write_bundle(members)
+        except BundleError as error:
+            return self._record(source, "failed", f"cannot bundle the responses ({error})")
+
+        def statistics(meta: SnapshotMeta) -> str:
+            read = statistics_summary(source, meta, data, keyless=state.missing is not None)
+            return f": {summary}" + (f"; {read}" if read else "")
+
+        note = (
+            f"fetched by speedbook fetch: a poll of {len(selection.models):,} models "
+            f"({selection.origin}), {format_size(len(data))}"
+        )
+        return await self._add(
+            source, data, BUNDLE_CONTENT_TYPE, note, {}, attempts, summary=statistics
+        )
+
+    async def _member(
+        self,
+        source: Source,
+        model: str,
+        headers: dict[str, str],
+        key: ApiKey | None,
+        poll: _Poll,
+    ) -> MemberResult:
+        url = source.member_url(model)
+        problem = url_problem(url)
+        if problem:
+            return MemberResult(model, None, f"its URL {problem}")
+        ask = _Ask(url, headers, key, member=True, deadline=poll.deadline)
+        reply, failure, attempts = await self._request(source, ask, f"{source.id} {model}")
+        if reply is None:
+            return MemberResult(model, None, failure.reason, attempts)
+        if len(reply.body) > poll.bytes_left:
+            cap = format_size(self.options.poll_max_bytes)
+            return MemberResult(model, None, f"the poll's {cap} were used up", attempts)
+        poll.bytes_left -= len(reply.body)
+        member = BundleMember(
+            reply.url, reply.status, member_headers(reply.raw_headers()), reply.body
+        )
+        return MemberResult(model, member, None, attempts)
 
 
 def _select(sources: dict[str, Source], source_ids: Iterable[str] | None) -> list[Source]:
@@ -403,12 +640,19 @@ def _select(sources: dict[str, Source], source_ids: Iterable[str] | None) -> lis
 
 
 async def _fetch_all(
-    settings: Settings, sources: list[Source], strict: bool, options: FetchOptions
+    settings: Settings,
+    registry: dict[str, Source],
+    sources: list[Source],
+    strict: bool,
+    options: FetchOptions,
+    environ: Mapping[str, str],
 ) -> list[OutcomeRecord]:
     timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
     limits = httpx.Limits(
         max_connections=options.concurrency, max_keepalive_connections=options.concurrency
     )
+    # read once, here: the keys of this run, and nothing of the environment beyond them
+    states = {source.id: key_state(source, environ) for source in sources}
     async with httpx.AsyncClient(
         headers={"User-Agent": options.user_agent, "Accept-Encoding": "gzip, deflate"},
         timeout=timeout,
@@ -416,7 +660,8 @@ async def _fetch_all(
         follow_redirects=False,  # followed by hand, so every hop is checked
         trust_env=options.trust_env,
     ) as client:
-        run = _Run(SnapshotStore(settings.raw_dir), client, options, strict)
+        store = SnapshotStore(settings.raw_dir)
+        run = _Run(store, client, options, strict, registry, states)
         return list(await asyncio.gather(*(run.fetch(source) for source in sources)))
 
 
@@ -426,19 +671,27 @@ def fetch_sources(
     *,
     strict: bool = False,
     options: FetchOptions = DEFAULT_OPTIONS,
+    environ: Mapping[str, str] | None = None,
 ) -> FetchReport:
     """Fetch the given sources (all registered sources by default) and store what is new.
 
     Never raises for a failing source: each one's outcome is in the report and in its log.
     Raises RegistryError for a broken registry and FetchError for unknown source ids. With
     ``strict``, the first failure stops new requests and the rest are recorded as skipped.
+    API keys are read from ``environ`` (the process environment by default).
     """
-    sources = _select(load_registry(settings.registry), source_ids)
+    registry = load_registry(settings.registry)
+    sources = _select(registry, source_ids)
     started = time.monotonic()
     if sources:
         report(
             f"fetch: {len(sources)} source(s), {options.concurrency} at a time, "
             f"{options.per_host} per host"
         )
-    records = asyncio.run(_fetch_all(settings, sources, strict, options)) if sources else []
+    environ = os.environ if environ is None else environ
+    records = (
+        asyncio.run(_fetch_all(settings, registry, sources, strict, options, environ))
+        if sources
+        else []
+    )
     return FetchReport(tuple(records), round(time.monotonic() - started, 2))

@@ -39,6 +39,11 @@ class FetchOptions:
     retry_after_max: float = 60.0  # a server's Retry-After is honoured up to this many seconds
     max_bytes: int = 25_000_000  # counted after decompression
     max_redirects: int = 5
+    # A poll (one request per model): each request has its own source_timeout; the whole round
+    # ends after poll_timeout (what is not requested by then is named as failed), and its
+    # bodies together hold at most poll_max_bytes.
+    poll_timeout: float = 600.0
+    poll_max_bytes: int = 200_000_000
     user_agent: str = USER_AGENT
     trust_env: bool = True  # honour HTTP(S)_PROXY / NO_PROXY like any other client
 
@@ -52,6 +57,8 @@ class FetchOptions:
             "read_timeout": self.read_timeout,
             "total_timeout": self.total_timeout,
             "source_timeout": self.source_timeout,
+            "poll_timeout": self.poll_timeout,
+            "poll_max_bytes": self.poll_max_bytes,
         }
         bad = [name for name, value in positive.items() if value <= 0]
         non_negative = {
