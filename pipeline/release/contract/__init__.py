@@ -23,8 +23,9 @@ from pipeline.release.contract.platforms import ModelPlatforms
 from pipeline.release.contract.types import ReleaseVersion, SemVer, Timestamp
 
 # semver of the exports' shape, written into every export (README, "Releases"): 1.1 added the
-# endpoint id of every figure and the fastest live median beside every claim.
-SCHEMA_VERSION = "1.1.0"
+# endpoint id of every figure and the fastest live median beside every claim; 1.2 how each cited
+# snapshot was obtained (reconstructed, and from which document) and url_template.
+SCHEMA_VERSION = "1.2.0"
 
 INFERENCE = "inference.json"
 PLATFORMS = "model_platforms.json"
