@@ -75,7 +75,7 @@ class SnapshotMeta:
     note: str = ""
     http: dict[str, str] = field(default_factory=dict)
     bytes_file: str = ""  # set when this record re-uses an older snapshot's bytes
-    # obtained_by "reconstructed" only: the document the bytes were rebuilt from (RECONSTRUCTED_FROM)
+    # obtained_by "reconstructed" only: the document the bytes were rebuilt from
     reconstructed_from: dict[str, str | None] | None = None
 
     @property
