@@ -118,7 +118,7 @@ class Warehouse:
             when = DAY - timedelta(days=snap.days_ago)
             con.execute(
                 "INSERT INTO core.snapshots VALUES (?, ?, 'https://example.org/' || ?, ?, "
-                "repeat('0', 64), 1, 'text/html', 'bundled', NULL)",
+                "repeat('0', 64), 1, 'text/html', 'bundled', NULL, NULL, NULL, NULL)",
                 [snap.id, snap.source, snap.id, when],
             )
             con.execute(

@@ -14,7 +14,7 @@ def test_definitions_load_with_one_raw_asset_per_source(settings):
     assert graph.get(dg.AssetKey("raw_inventory")).group_name == "raw"
     node = graph.get(dg.AssetKey("raw_cloudflare_workers_ai"))
     assert node.group_name == "raw"
-    assert node.freshness_policy is not None
+    assert node.freshness_policy is None  # freshness is the `fresh` check (tests/test_freshness)
     defs.resolve_implicit_global_asset_job_def()  # the graph is executable as one job
 
 
