@@ -5,6 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipeline.dagster.assets import as_markdown
 from pipeline.dagster.assets.core import core_tables, mart_views, staging_unresolved_names
 from pipeline.dagster.assets.freshness import build_freshness_checks
 from pipeline.dagster.assets.raw import build_inventory_asset, build_raw_specs
@@ -35,17 +36,18 @@ def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.D
         digests = file_digests(settings.metadata)  # the staging assets' code versions
     except OSError:
         digests = None  # the run reports the missing folder
+    assets = [
+        *build_raw_specs(sources),
+        build_inventory_asset(sources),
+        *build_staging_assets(sources, digests),
+        staging_unresolved_names,
+        core_tables,
+        mart_views,
+        out_exports,
+        out_release,
+    ]
     return dg.Definitions(
-        assets=[
-            *build_raw_specs(sources),
-            build_inventory_asset(sources),
-            *build_staging_assets(sources, digests),
-            staging_unresolved_names,
-            core_tables,
-            mart_views,
-            out_exports,
-            out_release,
-        ],
+        assets=dg.map_asset_specs(as_markdown, assets),  # descriptions are written as plain text
         asset_checks=[build_freshness_checks(sources)],
         # every asset, and every check: also the freshness checks of the raw (external) assets,
         # which AssetSelection.all() leaves out with the assets they check
