@@ -18,6 +18,7 @@ from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore, format_utc
 from pipeline.sources.registry import RegistryError, load_registry
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 
 NAME = "sources"
 HELP = "list every source with kind, tier, cadence, newest snapshot, its age, stale and last fetch"
@@ -54,7 +55,7 @@ def unusable_snapshots(settings: Settings) -> set[str] | None:
     if not settings.database.is_file():
         return set()
     try:
-        with duckdb.connect(str(settings.database), read_only=True) as con:
+        with connect(settings.database, read_only=True) as con:
             rows = con.execute(
                 "SELECT snapshot_id FROM core.extractions WHERE status <> 'ok'"
             ).fetchall()
