@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install run test lint format bench ui clean browser
+.PHONY: help install run test lint format bench ui clean browser preview-png
 
 help:
 	@echo "make run    set up .venv and build the dataset (warehouse/, exports/)"
@@ -14,6 +14,7 @@ help:
 	@echo "make lint   ruff check and format check"
 	@echo "make bench  run the performance benchmark (see README, Performance)"
 	@echo "make ui     open the Dagster UI on this project's instance"
+	@echo "make preview-png  render the preview page again for the README's image"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +48,11 @@ lint: install
 format: install
 	$(BIN)/ruff format pipeline tests
 	$(BIN)/ruff check --fix pipeline tests
+
+# The README's image of the preview page: the preview test's fresh screenshot, copied over it.
+preview-png: install browser
+	$(BIN)/python -m pytest tests/test_preview.py -k test_screenshot -q
+	cp tests/artifacts/preview.png tests/fixtures/preview.png
 
 bench: install
 	$(BIN)/speedbook bench --json bench-results.json

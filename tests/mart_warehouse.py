@@ -102,6 +102,7 @@ class Snapshot:
     source: str
     days_ago: int
     status: str = "ok"  # ok, failed or damaged, as core.extractions records it
+    rebuilt_from: str | None = None  # the snapshot id it was reconstructed from
 
     @property
     def id(self) -> str:
@@ -148,8 +149,16 @@ class Warehouse:
             when = DAY - timedelta(days=snap.days_ago)
             con.execute(
                 "INSERT INTO core.snapshots VALUES (?, ?, 'https://example.org/' || ?, ?, "
-                "repeat('0', 64), 1, 'text/html', 'bundled', NULL)",
-                [snap.id, snap.source, snap.id, when],
+                "repeat('0', 64), 1, 'text/html', ?, NULL, ?, NULL, ?)",
+                [
+                    snap.id,
+                    snap.source,
+                    snap.id,
+                    when,
+                    "reconstructed" if snap.rebuilt_from else "bundled",
+                    "a document" if snap.rebuilt_from else None,
+                    snap.rebuilt_from,
+                ],
             )
             con.execute(
                 "INSERT INTO core.extractions "

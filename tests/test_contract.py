@@ -36,6 +36,29 @@ def documents(built) -> dict[str, dict[str, Any]]:
     return read_release_folder(built.exports / "latest")
 
 
+def _as_1_1(value: Any) -> Any:
+    """Every address a link, every snapshot bundled or as obtained, nothing reconstructed."""
+    if isinstance(value, list):
+        return [_as_1_1(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    item = {key: _as_1_1(child) for key, child in value.items()}
+    if "url_template" in item:
+        item["url"] = item["url"] or item.pop("url_template")
+        item.pop("url_template", None)
+    if "reconstructed_from" in item and "sha256" in item:  # a snapshot entry
+        del item["reconstructed_from"]
+        item["obtained_by"] = item["obtained_by"].replace("reconstructed", "bundled")
+    elif "reconstructed_from" in item and "publisher" in item:  # a source reference
+        del item["reconstructed_from"], item["obtained_by"]
+    return item
+
+
+def as_1_1(name: str, document: dict[str, Any]) -> dict[str, Any]:
+    """The document as schema 1.1.0 wrote it: without what 1.2.0 added."""
+    return _as_1_1(document) | {"schema_version": "1.1.0"}
+
+
 API_SOURCES = (
     "openrouter-endpoints",
     "openrouter-providers",
@@ -76,7 +99,7 @@ def _without_1_2(value: Any) -> Any:
 def as_1_0(name: str, document: dict[str, Any]) -> dict[str, Any]:
     """The document as schema 1.0.0 wrote it: without what 1.1.0 and 1.2.0 added (unreviewed
     providers, added in 1.2, did not exist)."""
-    document = copy.deepcopy(document) | {"schema_version": "1.0.0"}
+    document = as_1_1(name, document) | {"schema_version": "1.0.0"}
     if name == "inference.json":
         del document["models"]
         document["providers"] = [p for p in document["providers"] if p["reviewed"]]
@@ -306,6 +329,51 @@ def test_a_1_0_release_compares_with_the_same_content_today(documents_1_0_could_
         for row in figure_rows("2026.11.29", documents)
     ]
     assert before == after
+
+
+def test_a_1_1_release_is_read_with_its_template_address_as_text_and_nothing_reconstructed(
+    documents,
+):
+    old = {name: as_1_1(name, document) for name, document in documents.items()}
+    catalog = old["inference_catalog.json"]
+    template = "https://api.cloudflare.com/client/v4/accounts/ACCOUNT_ID/ai/models/search"
+    assert catalog["sources"][0]["url"] == template  # 1.1 published it as a link
+    with pytest.raises(ValidationError, match="url_template"):
+        read_release(old)
+    release = read_release(old, earlier_schemas=True)
+    source, snapshot = release.catalog.sources[0], release.catalog.snapshots[0]
+    assert (source.url, source.url_template) == (snapshot.url, snapshot.url_template)
+    assert (source.url, source.url_template) == (None, template)
+    # how the snapshot came is taken from the document's own list: 1.1 said bundled
+    assert source.obtained_by == snapshot.obtained_by == "bundled"
+    assert source.reconstructed_from is None and snapshot.reconstructed_from is None
+    today = read_release(documents)
+    assert today.catalog.sources[0].obtained_by == "reconstructed"
+    assert catalog["sources"][0]["url"] == template  # the input is left alone
+
+
+def test_a_1_1_release_compares_with_the_same_snapshots_now_marked_reconstructed(documents):
+    """The same snapshots, once their records say reconstructed: no figure changed, and the
+    changelog lists every source whose cited snapshots are now described as rebuilt, naming the
+    document."""
+    old = {name: as_1_1(name, document) for name, document in documents.items()}
+    changes = compare(old, documents)
+    reconstructed = {
+        s["source"]
+        for document in documents.values()
+        for s in document["snapshots"]
+        if s["obtained_by"] == "reconstructed"
+    }
+    assert len(reconstructed) >= 20
+    assert summary_line(changes) == (
+        f"schema 1.1.0 -> 1.2.0; {len(reconstructed)} cited snapshots changed"
+    )
+    assert changes["figures"]["changed"] == changes["figures"]["added"] == []
+    assert {c["source"] for c in changes["snapshots"]["changed"]} == reconstructed
+    markdown = render_markdown(changes)
+    assert "reconstructed from Fastest LLM Inference in 2026" in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith("| aa-kimi-k2-6 "))
+    assert "reconstructed from AI inference throughput" in row, row
 
 
 def _rewrite(folder: Path, name: str, document: dict[str, Any]) -> None:

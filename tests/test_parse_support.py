@@ -28,6 +28,8 @@ REVIEWED = ReviewedFiles.load(BUNDLED_METADATA)  # what the prose parsers read
 FIXTURES = Path(__file__).parent / "fixtures"
 MB = 1_000_000
 PROVENANCE = ["source_id", "snapshot_id", "observed_at"]
+# the committed corpus: real files, and pages rebuilt from the seeds (warehouse/raw/README.md)
+COMMITTED = ("bundled", "reconstructed")
 
 
 @cache
@@ -36,7 +38,7 @@ def bundled(source_id: str, day: str = "") -> SnapshotInput:
     metas = [
         meta
         for meta in BUNDLED.list(source_id)
-        if meta.obtained_by == "bundled" and meta.retrieved_at.startswith(day)
+        if meta.obtained_by in COMMITTED and meta.retrieved_at.startswith(day)
     ]
     assert metas, f"no bundled snapshot of {source_id} on {day!r}"
     return SnapshotInput(metas[-1], SOURCES[source_id], BUNDLED.read(metas[-1]), REVIEWED)
@@ -114,7 +116,7 @@ def in_fixture_store(
 ALL_BUNDLED = [
     (meta.source_id, meta.retrieved_at[:10])
     for meta in BUNDLED.list()
-    if meta.obtained_by == "bundled"  # not what a maintainer fetched or added into this checkout
+    if meta.obtained_by in COMMITTED  # not what a maintainer fetched or added into this checkout
 ]
 
 

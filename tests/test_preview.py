@@ -26,6 +26,7 @@ from pipeline.support.settings import Settings
 CHROMIUM = os.environ.get("SPEEDBOOK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 SCREENSHOT = ARTIFACTS / "preview.png"
+README_IMAGE = Path(__file__).parent / "fixtures" / "preview.png"
 
 HOSTILE_SCRIPT = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img src=x onerror=alert(1)>"
@@ -365,19 +366,41 @@ def test_hostile_names_stay_text_in_chromium(chromium, site, tmp_path):
     assert HOSTILE_SCRIPT in text(root) and HOSTILE_IMG in text(root)
 
 
-def test_screenshot(chromium, site, tmp_path):
+@pytest.fixture(scope="module")
+def screenshot(chromium, site, tmp_path_factory) -> bytes:
+    """A fresh 1280x2000 render of the page, written to tests/artifacts/preview.png (the file
+    `make preview-png` copies over tests/fixtures/preview.png, the README's image)."""
     base, _ = site
     ARTIFACTS.mkdir(exist_ok=True)
     SCREENSHOT.unlink(missing_ok=True)
     _, console = browse(
         chromium,
         f"{base}/index.html",
-        tmp_path,
+        tmp_path_factory.mktemp("shot"),
         f"--screenshot={SCREENSHOT}",
         "--window-size=1280,2000",
     )
     assert console == []
-    data = SCREENSHOT.read_bytes()
+    return SCREENSHOT.read_bytes()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", data[16:24]) == (1280, 2000)
-    assert len(data) > 50_000  # a rendered page, not a blank one
+    return struct.unpack(">II", data[16:24])
+
+
+def test_screenshot(screenshot):
+    assert png_size(screenshot) == (1280, 2000)
+    assert len(screenshot) > 50_000  # a rendered page, not a blank one
+
+
+def test_the_readme_image_is_a_current_render(screenshot):
+    """The README shows tests/fixtures/preview.png: the page as it renders now, not an older
+    one. A changed page compresses to a different size; the same page to the same bytes."""
+    committed = README_IMAGE.read_bytes()
+    assert png_size(committed) == png_size(screenshot)
+    drift = abs(len(committed) - len(screenshot)) / len(screenshot)
+    assert drift < 0.01, (
+        f"{README_IMAGE} ({len(committed):,} bytes) is not the page as it renders now "
+        f"({len(screenshot):,} bytes): run `make preview-png` and commit it"
+    )

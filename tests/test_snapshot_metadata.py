@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 from collections.abc import Callable, Iterator
@@ -62,7 +63,13 @@ BAD_FIELDS = [
     ("size", "12", "size '12' is not a non-negative integer"),
     ("size", 1.5, "is not a non-negative integer"),
     ("size", True, "is not a non-negative integer"),
-    ("obtained_by", "stolen", "obtained_by 'stolen' is not one of bundled, fetched, manual"),
+    (
+        "obtained_by",
+        "stolen",
+        "obtained_by 'stolen' is not one of bundled, fetched, manual, reconstructed",
+    ),
+    ("obtained_by", "reconstructed", "obtained_by 'reconstructed' needs reconstructed_from"),
+    ("reconstructed_from", {"title": "x", "url": None, "snapshot": None}, "only for obtained_by"),
     ("source_id", "other-page", "source_id 'other-page' does not match its folder 'example-page'"),
     ("url", "javascript:alert(1)", "is not an http(s) URL"),
     ("bytes_file", "../other/secret.html", "plain file names"),
@@ -108,6 +115,91 @@ def test_a_record_of_the_wrong_shape_is_reported(tmp_path: Path, text: str, mess
     errors: list[str] = []
     assert store.list(errors=errors) == [good]
     assert BAD_NAME in errors[0] and message in errors[0]
+
+
+DOCUMENT = {
+    "title": "Fastest LLM Inference in 2026",
+    "url": "https://example.org/article",
+    "snapshot": "example-article/20260628T000000Z-18ce51d60286.html",
+}
+
+
+def test_a_reconstructed_record_names_the_document_and_reads_back(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    meta = store.add(
+        "example-page",
+        b"<html>rebuilt</html>",
+        url="https://example.org/page",
+        retrieved_at=WHEN,
+        content_type="text/html",
+        obtained_by="reconstructed",
+        reconstructed_from=DOCUMENT,
+        extension="html",
+    ).meta
+    record = json.loads((tmp_path / "example-page" / (meta.file + META_SUFFIX)).read_text())
+    assert record["obtained_by"] == "reconstructed" and record["reconstructed_from"] == DOCUMENT
+    assert store.list() == [meta] and store.list()[0].reconstructed_from == DOCUMENT  # cached too
+    # a record of another kind has no such field at all: records written before stay as they were
+    other = add(store, b"<html>captured</html>")
+    assert "reconstructed_from" not in json.loads(other.to_json())
+
+
+BAD_DOCUMENTS = [
+    ("a title", "needs reconstructed_from: {title, url, snapshot}"),
+    ({"title": "x", "url": None}, "exactly the keys title, url, snapshot"),
+    (DOCUMENT | {"page": 3}, "exactly the keys title, url, snapshot"),
+    (DOCUMENT | {"title": " "}, "reconstructed_from.title must be a non-empty string"),
+    (DOCUMENT | {"title": None}, "reconstructed_from.title must be a non-empty string"),
+    (DOCUMENT | {"url": "javascript:alert(1)"}, "reconstructed_from.url 'javascript:alert(1)'"),
+    (DOCUMENT | {"url": "https://u:p@example.org/"}, "user name or password"),
+    (DOCUMENT | {"snapshot": "../etc/passwd"}, "is not a <source_id>/<file> id"),
+    (DOCUMENT | {"snapshot": "example-article"}, "is not a <source_id>/<file> id"),
+    (DOCUMENT | {"snapshot": 7}, "is not a <source_id>/<file> id"),
+]
+
+
+@pytest.mark.parametrize(("document", "message"), BAD_DOCUMENTS)
+def test_a_bad_reconstructed_from_is_refused_by_add_and_skipped_when_read(
+    tmp_path: Path, document: object, message: str
+) -> None:
+    store = SnapshotStore(tmp_path)
+    with pytest.raises(SnapshotError, match=re.escape(message)):
+        store.add(
+            "example-page",
+            b"<html>rebuilt</html>",
+            url="https://example.org/page",
+            retrieved_at=WHEN,
+            content_type="text/html",
+            obtained_by="reconstructed",
+            reconstructed_from=document,  # type: ignore[arg-type]
+            extension="html",
+        )
+    assert not (tmp_path / "example-page").exists() or not any(
+        (tmp_path / "example-page").glob("*" + META_SUFFIX)
+    )
+    good = add(store, b"<html>fine</html>")
+    record = good_record(good) | {"obtained_by": "reconstructed", "reconstructed_from": document}
+    write_record(tmp_path / "example-page", record)
+    errors: list[str] = []
+    assert store.list(errors=errors) == [good]
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_a_listing_cache_of_an_older_version_is_read_again(tmp_path: Path) -> None:
+    """Records marked reconstructed in place (the bundled corpus was) are read again, not taken
+    from a cache that still says bundled."""
+    store = SnapshotStore(tmp_path)
+    good = add(store, b"<html>fine</html>")
+    store.list()  # writes the cache
+    path = tmp_path / "example-page" / (good.file + META_SUFFIX)
+    record = json.loads(path.read_text())
+    path.write_text(
+        json.dumps(record | {"obtained_by": "reconstructed", "reconstructed_from": DOCUMENT})
+    )
+    cache = json.loads((tmp_path / ".snapshot-index.json").read_text())
+    cache["version"] = 3  # as the version before reconstructed records wrote it
+    (tmp_path / ".snapshot-index.json").write_text(json.dumps(cache))
+    assert store.list()[0].obtained_by == "reconstructed"
 
 
 def test_an_unknown_field_is_reported(tmp_path: Path) -> None:

@@ -183,7 +183,7 @@ def listing(args: argparse.Namespace, settings: Settings) -> int:
     snapshots = store.list(source_id, errors=errors)
     _report_cleaned(store)
     for meta in snapshots:
-        print(f"{meta.retrieved_at}  {meta.obtained_by:<8} {meta.size:>9}  {meta.snapshot_id}")
+        print(f"{meta.retrieved_at}  {meta.obtained_by:<13} {meta.size:>9}  {meta.snapshot_id}")
     if source_id is not None and not snapshots and not errors:
         print(f"no snapshot of {source_id} yet", file=sys.stderr)
     for error in errors:

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipeline.dagster.assets import as_markdown
 from pipeline.dagster.assets.core import core_tables, mart_views, staging_unresolved_names
+from pipeline.dagster.assets.freshness import build_freshness_checks
 from pipeline.dagster.assets.raw import build_inventory_asset, build_raw_specs
 from pipeline.dagster.assets.release import out_exports, out_release
 from pipeline.dagster.assets.staging import build_staging_assets
@@ -25,7 +27,7 @@ EXECUTOR = dg.multiprocess_executor.configured(
     },
     name="one_step_at_a_time",
 )
-BUILD_JOB = "build"  # every asset: what `speedbook build` runs, and a run the UI can launch
+BUILD_JOB = "build"  # every asset and check: what `speedbook build` runs, and the UI can launch
 
 
 def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.Definitions:
@@ -34,18 +36,26 @@ def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.D
         digests = file_digests(settings.metadata)  # the staging assets' code versions
     except OSError:
         digests = None  # the run reports the missing folder
+    assets = [
+        *build_raw_specs(sources),
+        build_inventory_asset(sources),
+        *build_staging_assets(sources, digests),
+        staging_unresolved_names,
+        core_tables,
+        mart_views,
+        out_exports,
+        out_release,
+    ]
     return dg.Definitions(
-        assets=[
-            *build_raw_specs(sources),
-            build_inventory_asset(sources),
-            *build_staging_assets(sources, digests),
-            staging_unresolved_names,
-            core_tables,
-            mart_views,
-            out_exports,
-            out_release,
+        assets=dg.map_asset_specs(as_markdown, assets),  # descriptions are written as plain text
+        asset_checks=[build_freshness_checks(sources)],
+        # every asset, and every check: also the freshness checks of the raw (external) assets,
+        # which AssetSelection.all() leaves out with the assets they check
+        jobs=[
+            dg.define_asset_job(
+                BUILD_JOB, selection=dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
+            )
         ],
-        jobs=[dg.define_asset_job(BUILD_JOB, selection=dg.AssetSelection.all())],
         resources=build_resources(settings, as_of),
         executor=EXECUTOR,
     )

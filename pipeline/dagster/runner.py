@@ -26,8 +26,6 @@ INSTANCE_YAML = f"""\
 {INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance.
 telemetry:
   enabled: false
-freshness:
-  enabled: true
 python_logs:
   managed_python_loggers:
     - {LOGGER}

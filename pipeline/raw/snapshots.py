@@ -75,6 +75,8 @@ class SnapshotMeta:
     note: str = ""
     http: dict[str, str] = field(default_factory=dict)
     bytes_file: str = ""  # set when this record re-uses an older snapshot's bytes
+    # obtained_by "reconstructed" only: the document the bytes were rebuilt from
+    reconstructed_from: dict[str, str | None] | None = None
 
     @property
     def data_file(self) -> str:
@@ -92,6 +94,8 @@ class SnapshotMeta:
         record = asdict(self)
         if not record["bytes_file"]:
             del record["bytes_file"]  # keeps the common record as it always was
+        if record["reconstructed_from"] is None:
+            del record["reconstructed_from"]
         return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -313,6 +317,34 @@ def _plain_name(name: str) -> bool:
     return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")
 
 
+# What a reconstructed snapshot's `reconstructed_from` holds: the document's title, and where
+# known its address and the id (<source_id>/<file>) of the snapshot of it in this store.
+RECONSTRUCTED_FROM = ("title", "url", "snapshot")
+
+
+def reconstruction_problem(obtained_by: str, reconstructed_from: object) -> str | None:
+    """Why a record's `reconstructed_from` does not fit its `obtained_by`, or None: a
+    reconstructed snapshot names the document it was rebuilt from, and no other snapshot does."""
+    if obtained_by != "reconstructed":
+        if reconstructed_from is not None:
+            return "reconstructed_from is only for obtained_by 'reconstructed'"
+        return None
+    if not isinstance(reconstructed_from, dict):
+        return "obtained_by 'reconstructed' needs reconstructed_from: {title, url, snapshot}"
+    if sorted(reconstructed_from) != sorted(RECONSTRUCTED_FROM):
+        return f"reconstructed_from must have exactly the keys {', '.join(RECONSTRUCTED_FROM)}"
+    title, url, snapshot = (reconstructed_from[key] for key in RECONSTRUCTED_FROM)
+    if not isinstance(title, str) or not title.strip():
+        return "reconstructed_from.title must be a non-empty string"
+    if url is not None and (problem := url_problem(url)):
+        return f"reconstructed_from.url {url_for_message(str(url))} {problem}"
+    if snapshot is not None:
+        source, _, name = snapshot.partition("/") if isinstance(snapshot, str) else ("", "", "")
+        if not SLUG.fullmatch(source) or not _plain_name(name):
+            return f"reconstructed_from.snapshot {snapshot!r} is not a <source_id>/<file> id"
+    return None
+
+
 def _check_record(record: object, folder: str) -> SnapshotMeta:
     """A metadata record as read from disk, checked field by field: a hand-edited or damaged
     record must be reported and skipped, never reach the sort, the ages or the build's dates."""
@@ -345,6 +377,9 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
         raise ValueError(f"size {meta.size!r} is not a non-negative integer")
     if meta.obtained_by not in OBTAINED_BY:
         raise ValueError(f"obtained_by {meta.obtained_by!r} is not one of {', '.join(OBTAINED_BY)}")
+    problem = reconstruction_problem(meta.obtained_by, meta.reconstructed_from)
+    if problem:
+        raise ValueError(problem)
     if not _plain_name(meta.file) or (meta.bytes_file and not _plain_name(meta.bytes_file)):
         raise ValueError("file and bytes_file must be plain file names in the source's folder")
     if not isinstance(meta.http, dict) or not all(
@@ -375,6 +410,7 @@ class SnapshotStore:
         extension: str,
         note: str = "",
         http: dict[str, str] | None = None,
+        reconstructed_from: dict[str, str | None] | None = None,
     ) -> AddResult:
         """Store `data` (bytes already in memory, such as a fetched body); see add_stream."""
         return self.add_stream(
@@ -387,6 +423,7 @@ class SnapshotStore:
             extension=extension,
             note=note,
             http=http,
+            reconstructed_from=reconstructed_from,
         )
 
     def add_stream(
@@ -401,6 +438,7 @@ class SnapshotStore:
         extension: str,
         note: str = "",
         http: dict[str, str] | None = None,
+        reconstructed_from: dict[str, str | None] | None = None,
     ) -> AddResult:
         """Store what `reader` yields as a new snapshot, unless the source already has these
         bytes as its newest (or at a later time). The bytes are copied into a temporary file and
@@ -408,6 +446,9 @@ class SnapshotStore:
         Temporary files of killed writers in the source's folder are deleted first."""
         if obtained_by not in OBTAINED_BY:
             raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
+        problem = reconstruction_problem(obtained_by, reconstructed_from)
+        if problem:
+            raise SnapshotError(f"{source_id}: {problem}")
         # the rules every record is read with: never store what no reader accepts
         problem = url_problem(url)
         if problem:
@@ -452,6 +493,7 @@ class SnapshotStore:
                 note=note,
                 http=dict(sorted((http or {}).items())),
                 bytes_file=reused.data_file if reused else "",
+                reconstructed_from=reconstructed_from,
             )
             if reused is None:  # the bytes before the record that names them
                 _durable_rename(out, tmp, directory / name)
@@ -553,8 +595,10 @@ class _MetaIndex:
     and a failed write is ignored."""
 
     # 2: records are validated before they are cached; 3: the URL rule of support.text.url_problem
-    # (no credentials, no whitespace or markup). Caches of an older version are dropped.
-    VERSION = 3
+    # (no credentials, no whitespace or markup); 4: obtained_by "reconstructed" and its
+    # reconstructed_from (the bundled records were rewritten in place). Caches of an older
+    # version are dropped.
+    VERSION = 4
     NAME = ".snapshot-index.json"
 
     def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:

@@ -676,13 +676,27 @@ def _changed_figure_row(e: dict[str, Any]) -> list[Any]:
     ]
 
 
+def obtained(snapshot: dict[str, Any]) -> str | None:
+    """How a cited snapshot came, as the changelog says it: `fetched`, or `reconstructed from
+    <document>` (never shown as a capture)."""
+    document = snapshot.get("reconstructed_from")
+    if snapshot.get("obtained_by") == "reconstructed" and isinstance(document, dict):
+        return f"reconstructed from {document.get('title')}"
+    return snapshot.get("obtained_by")
+
+
 def _snapshot_change_row(change: dict[str, Any]) -> list[Any]:
     # only what differs: the snapshots both releases cite would hide the change
-    old_ids = {s["id"] for s in change["old"]}
+    old_records = {s["id"]: s for s in change["old"]}
     new_ids = {s["id"] for s in change["new"]}
     dropped = [s["id"] for s in change["old"] if s["id"] not in new_ids]
-    cited = [s["id"] for s in change["new"] if s["id"] not in old_ids]
-    return [change["source"], ", ".join(dropped) or None, ", ".join(cited) or None]
+    cited = [s for s in change["new"] if old_records.get(s["id"]) != s]  # new, or re-described
+    return [
+        change["source"],
+        ", ".join(dropped) or None,
+        ", ".join(s["id"] for s in cited if s["id"] not in old_records) or None,
+        "; ".join(f"{s['id']}: {obtained(s)}" for s in cited) or None,
+    ]
 
 
 def _sections(changes: dict[str, Any]) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
@@ -749,7 +763,7 @@ def _sections(changes: dict[str, Any]) -> Iterator[tuple[str, list[str], list[li
     snapshots = changes.get("snapshots") or {}
     yield (
         "Cited snapshots changed",
-        ["source", "no longer cited", "now cited"],
+        ["source", "no longer cited", "now cited", "how the cited ones were obtained"],
         [_snapshot_change_row(c) for c in snapshots.get("changed") or []],
     )
     for key in ("added", "removed"):
@@ -757,7 +771,7 @@ def _sections(changes: dict[str, Any]) -> Iterator[tuple[str, list[str], list[li
             f"Cited snapshots {key}",
             ["source", "snapshot", "retrieved", "obtained by"],
             [
-                [s.get("source"), s["id"], day(s.get("retrieved_at")), s.get("obtained_by")]
+                [s.get("source"), s["id"], day(s.get("retrieved_at")), obtained(s)]
                 for s in snapshots.get(key) or []
             ],
         )

@@ -25,7 +25,14 @@ from pipeline.release.contract.catalog import (
     InferenceCatalog,
     Task,
 )
-from pipeline.release.contract.common import Contract, ModelRef, Snapshot, SourceRef, Variant
+from pipeline.release.contract.common import (
+    Contract,
+    ModelRef,
+    ReconstructedFrom,
+    Snapshot,
+    SourceRef,
+    Variant,
+)
 from pipeline.release.contract.inference import (
     Attribution,
     Claim,
@@ -58,7 +65,7 @@ from pipeline.release.formatting import (
     variant_label,
 )
 from pipeline.release.queries import ExportInputs, Record
-from pipeline.support.text import clean_text, safe_url
+from pipeline.support.text import clean_text, link_url, safe_url, url_placeholder
 
 __all__ = [
     "DATASET",
@@ -141,9 +148,11 @@ class _Lookups:
             id=source_id,
             publisher=source["publisher"],
             tier=source["tier"],
-            url=snapshot["url"],
+            **address(snapshot["url"]),
             snapshot=snapshot_id,
             retrieved_at=timestamp(snapshot["retrieved_at"]),
+            obtained_by=snapshot["obtained_by"],
+            reconstructed_from=reconstructed_from(snapshot),
         )
 
     def source_summary(self, source_id: str) -> SourceSummary:
@@ -153,21 +162,41 @@ class _Lookups:
             publisher=source["publisher"],
             kind=source["kind"],
             tier=source["tier"],
-            url=source["url"],
+            **address(source["url"]),
         )
 
     def snapshot_list(self) -> list[Snapshot]:
         return [
             Snapshot(
                 id=snapshot_id,
-                source=self.snapshots[snapshot_id]["source_id"],
-                url=self.snapshots[snapshot_id]["url"],
-                retrieved_at=timestamp(self.snapshots[snapshot_id]["retrieved_at"]),
-                sha256=self.snapshots[snapshot_id]["sha256"],
-                obtained_by=self.snapshots[snapshot_id]["obtained_by"],
+                source=snapshot["source_id"],
+                **address(snapshot["url"]),
+                retrieved_at=timestamp(snapshot["retrieved_at"]),
+                sha256=snapshot["sha256"],
+                obtained_by=snapshot["obtained_by"],
+                reconstructed_from=reconstructed_from(snapshot),
             )
             for snapshot_id in sorted(self.used_snapshots)
+            for snapshot in (self.snapshots[snapshot_id],)
         ]
+
+
+def address(url: str) -> dict[str, str | None]:
+    """`url` and `url_template`: a template (ACCOUNT_ID to fill in) is text, never a link."""
+    if url_placeholder(url) is None:
+        return {"url": url, "url_template": None}
+    return {"url": None, "url_template": url}
+
+
+def reconstructed_from(snapshot: Record) -> ReconstructedFrom | None:
+    """The document a reconstructed snapshot was rebuilt from (core.snapshots' columns)."""
+    if snapshot["obtained_by"] != "reconstructed":
+        return None
+    return ReconstructedFrom(
+        title=snapshot["reconstructed_from"],
+        url=snapshot["reconstructed_from_url"],
+        snapshot=snapshot["reconstructed_from_snapshot_id"],
+    )
 
 
 def _envelope(info: ReleaseInfo, inputs: ExportInputs, lookups: _Lookups) -> dict[str, Any]:
@@ -547,13 +576,15 @@ def catalog_export(inputs: ExportInputs, info: ReleaseInfo) -> InferenceCatalog:
 
 def sanitise(value: Any, key: str = "") -> Any:
     """Last line of defence before anything is written: no markup or control characters in any
-    string, and only http(s) URLs under keys that hold URLs."""
+    string, and under keys that hold links only http(s) URLs that are no template."""
     if isinstance(value, dict):
         return {k: sanitise(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [sanitise(v, key) for v in value]
     if isinstance(value, str):
         if key in ("url", "website") or key.endswith("_url"):
+            return link_url(value)
+        if key == "url_template":
             return safe_url(value)
         return clean_text(value, max_length=2000)
     return value

@@ -4,9 +4,11 @@ The exports are parsed into the contract's models, turned into the view models b
 out by templates/preview.html.jinja. The page holds no script and loads nothing: the CSS is
 inline, and a Content-Security-Policy forbids every fetch, so even a name that slipped past
 escaping could neither run nor call out. The template autoescapes every value, links go out only
-when `safe_url` accepts them (absolute http/https), and the same documents always give the same
-bytes. Nothing here recomputes a rule of the warehouse: the live medians beside a claim are the
-ones the export carries (mart.peak_vs_live's).
+when `link_url` accepts them (absolute http/https, no template with a placeholder to fill in), and
+the same documents always give the same bytes. A figure read from a reconstructed snapshot is
+tagged "reconstructed", with a footnote naming the document it was rebuilt from. Nothing here
+recomputes a rule of the warehouse: the live medians beside a claim are the ones the export
+carries (mart.peak_vs_live's).
 """
 
 from __future__ import annotations
@@ -17,13 +19,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.release.contract import CATALOG, INFERENCE, PLATFORMS, Release, read_release
-from pipeline.release.contract.common import LICENSE_URL, ModelRef, SourceRef
+from pipeline.release.contract.common import (
+    LICENSE_URL,
+    ModelRef,
+    ReconstructedFrom,
+    Snapshot,
+    SourceRef,
+)
 from pipeline.release.contract.inference import Claim, Figure, Provider
 from pipeline.release.contract.platforms import ListedModels
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.formatting import day, speed, variant_label
 from pipeline.release.templates import render_html_template
-from pipeline.support.text import safe_url
+from pipeline.support.text import link_url
 
 TIER_TITLES = {
     "T1": "T1: independent measurement, or a platform documenting itself",
@@ -51,20 +59,33 @@ _RELATIVE_HREF = re.compile(r"^[A-Za-z0-9._~/#%-]+$")
 
 
 @dataclass(frozen=True)
+class Note:
+    """A footnote naming a document reconstructed snapshots were rebuilt from."""
+
+    number: int
+    title: str
+    url: str | None
+    snapshot: str | None
+    snapshots: list[str]  # the cited snapshots rebuilt from it
+
+
+@dataclass(frozen=True)
 class SourceView:
-    """'[T1] Artificial Analysis, 2026-11-29', the publisher linked to the snapshot's URL."""
+    """'[T1] Artificial Analysis, 2026-11-29', the publisher linked to the snapshot's URL, and
+    'reconstructed' with its footnote when the snapshot was rebuilt from another document."""
 
     tier: str
     publisher: str
     id: str
-    url: str
+    url: str | None
     day: str | None
     role: str | None = None
+    reconstructed: Note | None = None
 
 
 @dataclass(frozen=True)
 class FigureView:
-    """'1,753 t/s' over 'Cerebras · high · [T1] · 2026-06-28 · stale'."""
+    """'1,753 t/s' over 'Cerebras · high · [T1] · 2026-06-28 · stale · reconstructed'."""
 
     speed: str
     who: str
@@ -72,6 +93,7 @@ class FigureView:
     tier: str
     day: str | None
     stale: bool
+    reconstructed: Note | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,7 @@ class ListedView:
     url: str | None
     source_id: str
     scope: str | None
+    reconstructed: Note | None
 
 
 @dataclass(frozen=True)
@@ -158,7 +181,9 @@ class SnapshotRow:
     id: str
     day: str | None
     obtained_by: str
-    url: str | None  # shown only when safe_url accepts it
+    url: str | None  # a link only when link_url accepts it
+    url_template: str | None  # shown as text: a placeholder to fill in, no address
+    reconstructed: Note | None
 
 
 @dataclass(frozen=True)
@@ -179,6 +204,7 @@ class Page:
     platforms: list[PlatformRow]
     catalogue: CatalogueView
     snapshots: list[SnapshotRow]
+    notes: list[Note]  # the documents reconstructed snapshots were rebuilt from
 
 
 # --- building them ---------------------------------------------------------------------------
@@ -193,18 +219,48 @@ def _model_with_variant(figure: Figure) -> str:
     return f"{name} ({label})" if label else name
 
 
-def _source(ref: SourceRef, with_day: bool = True) -> SourceView:
+class _Notes:
+    """One footnote per document that cited snapshots were rebuilt from, numbered in title
+    order; every reference to a snapshot finds its note by the snapshot's id."""
+
+    def __init__(self, release: Release) -> None:
+        documents: dict[ReconstructedFrom, list[str]] = {}
+        for snapshot_id, snapshot in sorted(_cited(release).items()):
+            if snapshot.reconstructed_from is not None:
+                documents.setdefault(snapshot.reconstructed_from, []).append(snapshot_id)
+        ordered = sorted(documents, key=lambda d: (d.title, d.url or "", d.snapshot or ""))
+        self.notes = [
+            Note(n, d.title, link_url(d.url), d.snapshot, documents[d])
+            for n, d in enumerate(ordered, start=1)
+        ]
+        self.by_snapshot = {sid: note for note in self.notes for sid in note.snapshots}
+
+    def of(self, ref: SourceRef) -> Note | None:
+        return self.by_snapshot.get(ref.snapshot) if ref.reconstructed_from else None
+
+
+def _cited(release: Release) -> dict[str, Snapshot]:
+    """Every snapshot the three exports cite, by id."""
+    found: dict[str, Snapshot] = {}
+    for export in (release.inference, release.platforms, release.catalog):
+        for snapshot in export.snapshots:
+            found.setdefault(snapshot.id, snapshot)
+    return found
+
+
+def _source(ref: SourceRef, notes: _Notes, with_day: bool = True) -> SourceView:
     return SourceView(
         tier=ref.tier,
         publisher=ref.publisher,
         id=ref.id,
-        url=ref.url,
+        url=link_url(ref.url),
         day=day(ref.retrieved_at) if with_day else None,
         role=getattr(ref, "role", None),
+        reconstructed=notes.of(ref),
     )
 
 
-def _figure(figure: Figure | None, who: str = "") -> FigureView | None:
+def _figure(figure: Figure | None, notes: _Notes, who: str = "") -> FigureView | None:
     if figure is None or figure.value is None:
         return None
     return FigureView(
@@ -214,6 +270,7 @@ def _figure(figure: Figure | None, who: str = "") -> FigureView | None:
         tier=figure.tier,
         day=day(figure.observed_at),
         stale=figure.stale,
+        reconstructed=notes.of(figure.source),
     )
 
 
@@ -222,7 +279,7 @@ def _bar_value(figure: Figure) -> float:
     return next((v for v in (figure.value, figure.high, figure.low) if v is not None), 0.0)
 
 
-def _bars(providers: list[Provider]) -> list[Bar]:
+def _bars(providers: list[Provider], notes: _Notes) -> list[Bar]:
     headlines = {p.id: p.headline for p in providers if p.headline}
     top = max((_bar_value(h) for h in headlines.values()), default=0.0)
     bars = []
@@ -244,7 +301,7 @@ def _bars(providers: list[Provider]) -> list[Bar]:
                 rule=headline.rule,
                 display=headline.display,
                 width=f"{width:.2f}",
-                source=_source(headline.source),
+                source=_source(headline.source, notes),
             )
         )
     # fastest first; the tie-breakers keep the order stable
@@ -254,7 +311,7 @@ def _bars(providers: list[Provider]) -> list[Bar]:
     )
 
 
-def _claim_row(provider: Provider, claim: Claim) -> ClaimRow:
+def _claim_row(provider: Provider, claim: Claim, notes: _Notes) -> ClaimRow:
     label, title = SCOPES[claim.scope]
     fastest = claim.fastest_live_median
     return ClaimRow(
@@ -264,35 +321,39 @@ def _claim_row(provider: Provider, claim: Claim) -> ClaimRow:
         figure=f"{claim.figure} {UNITS.get(claim.unit, claim.unit)}".strip(),
         detail=", ".join(part for part in (claim.hardware, claim.claimed) if part),
         notes=claim.notes,
-        sources=[_source(ref, with_day=False) for ref in claim.sources],
+        sources=[_source(ref, notes, with_day=False) for ref in claim.sources],
         scope=claim.scope,
         scope_label=label,
         scope_title=title,
         precision=claim.precision.upper() if claim.precision != "unknown" else None,
         technique=claim.technique,
         verified_by=claim.verified_by,
-        live=_figure(claim.live_median),
+        live=_figure(claim.live_median, notes),
         ratio=f"{claim.peak_to_live_ratio:.2f}×" if claim.peak_to_live_ratio is not None else None,
-        fastest=_figure(fastest, fastest.provider.name) if fastest else None,
+        fastest=_figure(fastest, notes, fastest.provider.name) if fastest else None,
     )
 
 
-def _listed(listed: ListedModels | None) -> ListedView | None:
+def _listed(listed: ListedModels | None, notes: _Notes) -> ListedView | None:
     if listed is None:
         return None
     first = listed.sources[0]
     return ListedView(
-        count=f"{listed.count:,}", url=first.url, source_id=first.id, scope=listed.scope
+        count=f"{listed.count:,}",
+        url=link_url(first.url),
+        source_id=first.id,
+        scope=listed.scope,
+        reconstructed=notes.of(first),
     )
 
 
-def _catalogue(release: Release) -> CatalogueView:
+def _catalogue(release: Release, notes: _Notes) -> CatalogueView:
     catalog = release.catalog
     return CatalogueView(
         where=catalog.platform.name if catalog.platform else "the edge catalogue",
         total=catalog.total,
         function_calling=catalog.function_calling,
-        sources=[_source(ref) for ref in catalog.sources],
+        sources=[_source(ref, notes) for ref in catalog.sources],
         tasks=[
             TaskView(
                 name=task.name,
@@ -304,32 +365,33 @@ def _catalogue(release: Release) -> CatalogueView:
     )
 
 
-def _snapshots(release: Release) -> list[SnapshotRow]:
-    found: dict[str, SnapshotRow] = {}
-    for export in (release.inference, release.platforms, release.catalog):
-        for snapshot in export.snapshots:
-            found.setdefault(
-                snapshot.id,
-                SnapshotRow(
-                    id=snapshot.id,
-                    day=day(snapshot.retrieved_at),
-                    obtained_by=snapshot.obtained_by,
-                    url=snapshot.url if safe_url(snapshot.url) else None,
-                ),
-            )
-    return [found[key] for key in sorted(found)]
+def _snapshots(release: Release, notes: _Notes) -> list[SnapshotRow]:
+    return [
+        SnapshotRow(
+            id=snapshot_id,
+            day=day(snapshot.retrieved_at),
+            obtained_by=snapshot.obtained_by,
+            url=link_url(snapshot.url),
+            url_template=snapshot.url_template,
+            reconstructed=notes.by_snapshot.get(snapshot_id)
+            if snapshot.reconstructed_from
+            else None,
+        )
+        for snapshot_id, snapshot in sorted(_cited(release).items())
+    ]
 
 
 def _local_href(href: str) -> str | None:
     """A relative link (no scheme, so never `javascript:`) or an absolute http(s) URL."""
     if _RELATIVE_HREF.match(href) and not href.startswith("//"):
         return href
-    return safe_url(href)
+    return link_url(href)
 
 
 def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
     inference = release.inference
     providers = inference.providers
+    notes = _Notes(release)
     return Page(
         version=inference.version,
         data_day=day(inference.data_date),
@@ -341,9 +403,9 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
         files=EXPORT_FILES,
         tier_titles=TIER_TITLES,
         csp=CSP,
-        bars=_bars(providers),
+        bars=_bars(providers, notes),
         without_headline=[p.name for p in providers if p.headline is None],
-        claims=[_claim_row(p, c) for p in providers for c in p.claims],
+        claims=[_claim_row(p, c, notes) for p in providers for c in p.claims],
         platforms=[
             PlatformRow(
                 id=p.id,
@@ -352,14 +414,15 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
                 kind=p.kind_label,
                 stated=p.stated_count.text,
                 stated_tier=p.stated_count.tier,
-                listed=_listed(p.listed_models),
+                listed=_listed(p.listed_models, notes),
                 notable=p.notable,
-                sources=[_source(ref, with_day=False) for ref in p.sources],
+                sources=[_source(ref, notes, with_day=False) for ref in p.sources],
             )
             for p in release.platforms.platforms
         ],
-        catalogue=_catalogue(release),
-        snapshots=_snapshots(release),
+        catalogue=_catalogue(release, notes),
+        snapshots=_snapshots(release, notes),
+        notes=notes.notes,
     )
 
 

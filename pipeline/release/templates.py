@@ -3,7 +3,8 @@
 Two environments, each escaping every value a template writes, so nothing from a source becomes
 markup: HTML pages autoescape (the preview page), and Markdown files escape Markdown in each value
 (CHANGELOG.md): `[x](javascript:alert(1))` or `![p](https://tracker/p.png)` in a catalogue id
-stay text. Links in HTML go through the `safe_url` filter (absolute http(s) URLs only).
+stay text. Links in HTML go through the `link_url` filter (absolute http(s) URLs only, and never
+a template with a placeholder to fill in, such as ACCOUNT_ID).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from pipeline.support.text import safe_url
+from pipeline.support.text import link_url
 
 # CommonMark lets any ASCII punctuation be backslash-escaped. These are the characters that can
 # open inline markup in a line of text or a table cell (links and images, emphasis, code, raw
@@ -35,7 +36,7 @@ def escape_markdown(value: Any) -> str:
 
 
 def _href(value: Any) -> str | None:
-    return safe_url(value) if isinstance(value, str) else None
+    return link_url(value) if isinstance(value, str) else None
 
 
 @cache
@@ -50,7 +51,7 @@ def _environment(kind: str) -> jinja2.Environment:
     }
     if kind == "html":
         environment = jinja2.Environment(autoescape=True, **options)
-        environment.filters["safe_url"] = _href
+        environment.filters["link_url"] = _href
     else:
         # autoescape is HTML's; Markdown's escaping is applied to every value instead
         environment = jinja2.Environment(autoescape=False, finalize=escape_markdown, **options)

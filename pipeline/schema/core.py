@@ -67,6 +67,17 @@ class Snapshots(CoreTable):
     content_type: Series[str]
     obtained_by: Series[str] = pa.Field(isin=list(OBTAINED_BY))
     note: Series[str] = pa.Field(nullable=True, description="provenance note")
+    reconstructed_from: Series[str] = pa.Field(
+        nullable=True,
+        description="for a reconstructed snapshot, the title of the document it was rebuilt "
+        "from; null for bytes as obtained",
+    )
+    reconstructed_from_url: Series[str] = pa.Field(
+        nullable=True, description="that document's http(s) address, where known"
+    )
+    reconstructed_from_snapshot_id: Series[str] = pa.Field(
+        nullable=True, description="the snapshot of that document it was rebuilt from, if stored"
+    )
 
 
 REVIEWED = (

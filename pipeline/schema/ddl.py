@@ -76,7 +76,8 @@ COMMON = {
     "row_number": "row of the compilation's table",
     "url": "http(s) address the bytes came from",
     "sha256": "sha256 of the bytes, hex",
-    "obtained_by": "bundled (committed corpus), fetched (speedbook fetch) or manual (snapshot add)",
+    "obtained_by": "bundled (committed corpus), fetched (speedbook fetch), manual (snapshot add) "
+    "or reconstructed (rebuilt from another document, never captured: see reconstructed_from)",
     "scope": f"{_one_of(SCOPES)}: figures of different scopes never compare",
     "stated_count_qualifier": "at_least for '100+', approx for '~50'; null when exact",
     "catalogue_scope": "what the ingested catalogue covers of the platform",

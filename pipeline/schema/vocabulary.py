@@ -11,7 +11,9 @@ from typing import Literal, get_args
 SourceKind = Literal["benchmark", "compilation", "claim", "platform_doc"]
 Tier = Literal["T1", "T2", "T3"]
 ClaimScope = Literal["peak_per_user", "aggregate"]
-ObtainedBy = Literal["bundled", "fetched", "manual"]
+# How a snapshot's bytes came: committed with the code, fetched over HTTP, added by hand, or
+# rebuilt from another document (its record's `reconstructed_from` names which): never captured.
+ObtainedBy = Literal["bundled", "fetched", "manual", "reconstructed"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4", "unknown"]
 ServiceTier = Literal["standard", "turbo", "fast", "latency-optimized", "reference"]
 ReasoningEffort = Literal["low", "medium", "high"]

@@ -22,10 +22,12 @@ __all__ = [
     "TextDecodeError",
     "clean_text",
     "decode_text",
+    "link_url",
     "page_text",
     "safe_url",
     "strip_invisible",
     "url_for_message",
+    "url_placeholder",
     "url_problem",
 ]
 
@@ -93,6 +95,8 @@ _BOMS = (
 )
 # Never valid unescaped in a URL (RFC 3986), and what breaks out of an HTML attribute.
 _URL_FORBIDDEN = frozenset('<>"`{}|\\^')
+# A placeholder to fill in: upper-case words joined by underscores (ACCOUNT_ID, YOUR_API_KEY).
+_PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 
 
 class TextDecodeError(ValueError):
@@ -291,6 +295,25 @@ def url_for_message(value: str, max_length: int = 100) -> str:
     except ValueError:
         value = re.sub(r"//[^/@]*@", "//***@", value)
     return repr(shorten(value, max_length))
+
+
+def url_placeholder(value: str) -> str | None:
+    """The placeholder of a URL template, or None for an address one can open: a path segment, or
+    the value of a query parameter, that is upper-case words joined by underscores, as in the
+    Cloudflare catalogue's `.../accounts/ACCOUNT_ID/ai/models/search`. Such a URL is published as
+    text (`url_template`), never as a link."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    pieces = [*parts.path.split("/"), *(pair.partition("=")[2] for pair in parts.query.split("&"))]
+    return next((piece for piece in pieces if _PLACEHOLDER.fullmatch(piece)), None)
+
+
+def link_url(value: object) -> str | None:
+    """The URL, if it can be a link: safe_url accepts it and it is not a template."""
+    url = safe_url(value)
+    return url if url is not None and url_placeholder(url) is None else None
 
 
 def safe_url(value: object) -> str | None:

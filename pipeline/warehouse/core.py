@@ -100,6 +100,15 @@ def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -
     )
 
 
+def _reconstruction(meta: SnapshotMeta) -> dict[str, str | None]:
+    document = meta.reconstructed_from or {}
+    return {
+        "reconstructed_from": document.get("title"),
+        "reconstructed_from_url": document.get("url"),
+        "reconstructed_from_snapshot_id": document.get("snapshot"),
+    }
+
+
 def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -113,6 +122,7 @@ def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
                 "content_type": m.content_type,
                 "obtained_by": m.obtained_by,
                 "note": m.note or None,
+                **_reconstruction(m),
             }
             for m in snapshots
         ],

@@ -2,7 +2,6 @@
 the resolutions through Dagster's IO manager) and the mart views."""
 
 from collections.abc import Iterator
-from datetime import datetime
 
 import dagster as dg
 import duckdb
@@ -15,9 +14,9 @@ from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS
 from pipeline.normalise.labels import LabelReport, resolve_labels
 from pipeline.normalise.reviewed import unregistered_sources
+from pipeline.raw.freshness import confirmations
 from pipeline.raw.inventory import Inventory
-from pipeline.raw.outcomes import OutcomeRecord, read_outcomes
-from pipeline.raw.snapshots import parse_utc
+from pipeline.raw.outcomes import read_outcomes
 from pipeline.schema.core import CORE_TABLES, CoreTable
 from pipeline.support.progress import report, warn
 from pipeline.support.text import shorten
@@ -33,22 +32,6 @@ MART = dg.AssetKey("mart_views")
 
 def core_asset_key(table: str) -> dg.AssetKey:
     return dg.AssetKey(f"core_{table}")
-
-
-def confirmations(outcomes: dict[str, OutcomeRecord], inventory: Inventory) -> dict[str, datetime]:
-    """When a fetch last found a source's newest snapshot still current (HTTP 304, or the same
-    bytes again): that re-confirms its figures for the freshness check."""
-    confirmed = {}
-    for source_id, record in outcomes.items():
-        entry = inventory.sources.get(source_id)
-        newest = entry.latest if entry else None
-        if (
-            newest is not None
-            and record.outcome in ("unchanged", "not_modified")
-            and record.snapshot in (newest.file, newest.data_file)
-        ):
-            confirmed[source_id] = parse_utc(record.at)
-    return confirmed
 
 
 def _ids(inventory: Inventory) -> list[str]:

@@ -3,8 +3,10 @@
 Raw assets are not computed by a run: the snapshot store is filled by `speedbook fetch` and
 `speedbook snapshot add`. The first step of a build, `raw_inventory`, lists the snapshots the
 build reads, reports each one it leaves out, and records a materialization for every source
-whose newest snapshot changed since the last report, so the UI shows when data last arrived.
-Each source's cadence is its Dagster freshness policy.
+whose newest snapshot changed since the last report, so the UI shows when data last arrived
+(`dagster/last_updated_timestamp`: the snapshot's retrieval, not the report). A source's freshness
+is the asset check `fresh` on its raw asset (assets/freshness.py), never a FreshnessPolicy,
+which would count from when the report was recorded.
 """
 
 import dagster as dg
@@ -31,7 +33,6 @@ def build_raw_specs(sources: dict[str, Source]) -> list[dg.AssetSpec]:
             description=f"{source.publisher}: {source.title or source.url} "
             f"({source.kind}, {source.tier})",
             kinds={"file"},
-            freshness_policy=dg.FreshnessPolicy.time_window(fail_window=source.max_age),
             metadata={
                 "source_id": source.id,
                 "url": dg.MetadataValue.url(source.url),
@@ -70,6 +71,8 @@ def report_new_snapshots(instance: dg.DagsterInstance, inventory: Inventory) -> 
                     "retrieved_at": latest.retrieved_at,
                     "obtained_by": latest.obtained_by,
                     "sha256": latest.sha256,
+                    # Dagster's name for when the data itself was last updated
+                    "dagster/last_updated_timestamp": dg.MetadataValue.timestamp(latest.retrieved),
                 },
                 tags={"dagster/data_version": latest.sha256},
             )

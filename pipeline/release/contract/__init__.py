@@ -25,7 +25,8 @@ from pipeline.release.contract.types import ReleaseVersion, SemVer, Timestamp
 # semver of the exports' shape, written into every export (README, "Releases"): 1.1 added the
 # endpoint id of every figure and the fastest live median beside every claim; 1.2 how each
 # figure was measured (method, statistic, window), the independent sources corroborating it, the
-# region of a regional endpoint, reviewed flags, endpoint prices, and model-level figures.
+# region of a regional endpoint, reviewed flags, endpoint prices, model-level figures, and how
+# each cited snapshot was obtained (reconstructed, and from which document) and url_template.
 SCHEMA_VERSION = "1.2.0"
 
 INFERENCE = "inference.json"

@@ -14,6 +14,7 @@ from pipeline.release.contract.types import (
     Text,
     Timestamp,
     Url,
+    UrlTemplate,
 )
 from pipeline.schema.vocabulary import (
     ObtainedBy,
@@ -43,22 +44,51 @@ class Contract(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+URL = "the address as a link; null when the address is a template (see url_template)"
+URL_TEMPLATE = (
+    "the address when it is a template with a placeholder to fill in (a path segment or query "
+    "value of upper-case words joined by underscores, such as ACCOUNT_ID): text, not a link; "
+    "null otherwise"
+)
+OBTAINED_BY = (
+    "how the bytes came: bundled with the code, fetched over HTTP, added by hand (`speedbook "
+    "snapshot add`), or reconstructed from another document (never captured from the source: "
+    "see reconstructed_from)"
+)
+RECONSTRUCTED_FROM = (
+    "for a reconstructed snapshot, the document its bytes were rebuilt from; null for bytes "
+    "as obtained from the source"
+)
+
+
+class ReconstructedFrom(Contract):
+    """The document a reconstructed snapshot was rebuilt from: its figures are that document's,
+    not a capture of the source."""
+
+    title: Text = Field(description="the document's title, with its publisher and date")
+    url: Url | None = Field(description="the document's address; null when not known")
+    snapshot: Text | None = Field(
+        description="id of the stored snapshot of that document (<source id>/<file name>); null "
+        "when the document is not in the store"
+    )
+
+
 class Snapshot(Contract):
     """A raw snapshot the export cites: the stored bytes a figure was read from."""
 
     id: Text = Field(description="snapshot id, <source id>/<file name> under warehouse/raw")
     source: Id = Field(description="registry id of the source the snapshot was taken of")
-    url: Url = Field(description="address the bytes were obtained from")
+    url: Url | None = Field(description=f"address the bytes were obtained from: {URL}")
+    url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
     retrieved_at: Timestamp = Field(description="when the bytes were obtained (UTC)")
     sha256: Sha256 = Field(description="SHA-256 of the stored bytes, lower-case hex")
-    obtained_by: ObtainedBy = Field(
-        description="how the bytes came: bundled with the code, fetched over HTTP, or added "
-        "by hand (`speedbook snapshot add`)"
-    )
+    obtained_by: ObtainedBy = Field(description=OBTAINED_BY)
+    reconstructed_from: ReconstructedFrom | None = Field(description=RECONSTRUCTED_FROM)
 
 
 class SourceRef(Contract):
-    """Where a figure comes from: enough to trace it to its snapshot, URL, tier and date."""
+    """Where a figure comes from: enough to trace it to its snapshot, URL, tier and date, and
+    whether that snapshot was captured or reconstructed."""
 
     id: Id = Field(description="registry id of the source (pipeline/metadata/sources.toml)")
     publisher: Text = Field(description="who publishes the source")
@@ -66,9 +96,12 @@ class SourceRef(Contract):
         description="T1 independent measurement or a platform's own documentation, T2 a "
         "vendor's claim or a compilation citing T1 sources, T3 press repeating a claim"
     )
-    url: Url = Field(description="address of the snapshot the figure was read from")
+    url: Url | None = Field(description=f"address of the snapshot the figure was read from: {URL}")
+    url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
     snapshot: Text = Field(description="id of that snapshot (see `snapshots`)")
     retrieved_at: Timestamp = Field(description="when that snapshot was retrieved (UTC)")
+    obtained_by: ObtainedBy = Field(description=f"that snapshot's: {OBTAINED_BY}")
+    reconstructed_from: ReconstructedFrom | None = Field(description=RECONSTRUCTED_FROM)
 
 
 REVIEWED = (

@@ -11,6 +11,8 @@ from pipeline.release.contract.common import (
     LOW,
     QUALIFIER,
     REVIEWED,
+    URL,
+    URL_TEMPLATE,
     VALUE,
     Contract,
     Envelope,
@@ -29,6 +31,7 @@ from pipeline.release.contract.types import (
     Text,
     Timestamp,
     Url,
+    UrlTemplate,
 )
 from pipeline.schema.vocabulary import (
     ClaimScope,
@@ -200,7 +203,8 @@ class SourceSummary(Contract):
         description="benchmark, compilation, claim (a vendor's or the press's page) or platform_doc"
     )
     tier: Tier = Field(description="the source's tier")
-    url: Url = Field(description="the source's address in the registry")
+    url: Url | None = Field(description=f"the source's address in the registry: {URL}")
+    url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
 
 
 class EndpointPrice(Contract):

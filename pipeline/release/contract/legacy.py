@@ -10,11 +10,17 @@ release history can still compare with them.
   catalogue lists (all added in 1.2). Their figures read with a null method, statistic and
   window and no named corroborating source; every entity they name was reviewed (unreviewed
   entities did not exist); they list no prices, model-level figures or listed models.
+- Schemas before 1.2 wrote every address as a link (a template's too) and said nothing of how a
+  cited snapshot was obtained in a figure's source: an address with a placeholder moves to
+  `url_template`, a source takes `obtained_by` from the document's own snapshot list, and
+  nothing is read as reconstructed (those releases did not say so).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pipeline.support.text import url_placeholder
 
 Document = dict[str, Any]
 _BEFORE_1_2 = ("1.0.", "1.1.")
@@ -122,11 +128,53 @@ def _catalogue_model(model: Any) -> Any:
     return {"model_reviewed": reviewed, **model}
 
 
+def _address(item: Document) -> Document:
+    url = item.get("url")
+    if "url_template" in item or not isinstance(url, str):
+        return item  # a missing or malformed address stays so, for the model to name
+    if url_placeholder(url) is None:
+        return {**item, "url_template": None}
+    return {**item, "url": None, "url_template": url}
+
+
+def _with_provenance(value: Any, obtained_by: dict[str, Any]) -> Any:
+    """Every snapshot entry, source reference and source summary in `value`, in the 1.2 shape."""
+    if isinstance(value, list):
+        return [_with_provenance(item, obtained_by) for item in value]
+    if not isinstance(value, dict):
+        return value
+    item = {key: _with_provenance(child, obtained_by) for key, child in value.items()}
+    if "publisher" in item and "url" in item:  # a source reference or summary
+        item = _address(item)
+        snapshot = item.get("snapshot")
+        if isinstance(snapshot, str) and "obtained_by" not in item and snapshot in obtained_by:
+            item = {**item, "obtained_by": obtained_by[snapshot], "reconstructed_from": None}
+    return item
+
+
+def _provenance(document: Document) -> Document:
+    snapshots = document.get("snapshots")
+    if not isinstance(snapshots, list):
+        return document
+    entries = [
+        {**_address(entry), "reconstructed_from": None} if isinstance(entry, dict) else entry
+        for entry in snapshots
+    ]
+    obtained_by = {
+        entry["id"]: entry.get("obtained_by")
+        for entry in snapshots
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str)
+    }
+    rest = {k: _with_provenance(v, obtained_by) for k, v in document.items() if k != "snapshots"}
+    return {**rest, "snapshots": entries}
+
+
 def upgrade(export_file: str, document: Document) -> Document:
     """The document in the current shape; the input is not changed."""
     version = str(document.get("schema_version") or "")
     if not version.startswith(_BEFORE_1_2):
         return document
+    document = _provenance(document)
     if export_file == "inference.json" and isinstance(document.get("providers"), list):
         providers = [_provider(p, version) for p in document["providers"]]
         return {"models": [], **document, "providers": providers}

@@ -49,6 +49,8 @@ Text = Annotated[
 ]
 # Only absolute http(s) URLs go out.
 Url = Annotated[str, SchemaRule(pattern=r"^https?://[^\s]+$", maxLength=2048)]
+# A URL with a placeholder to fill in (ACCOUNT_ID): http(s) like a URL, but text, never a link.
+UrlTemplate = Annotated[str, SchemaRule(pattern=r"^https?://[^\s]+$", maxLength=2048)]
 # A UTC time to the second: 2026-11-29T00:00:00Z.
 Timestamp = Annotated[str, SchemaRule(pattern=TIMESTAMP_PATTERN)]
 Day = Annotated[str, SchemaRule(pattern=r"^\d{4}-\d{2}-\d{2}$")]

@@ -6,6 +6,7 @@
 CREATE OR REPLACE VIEW mart.latest_snapshots AS
 WITH in_scope AS (
     SELECT s.source_id, s.snapshot_id, s.retrieved_at, s.url, s.obtained_by,
+           s.reconstructed_from,
            x.status AS extraction_status,
            -- ties on retrieved_at are broken by id, so the choice is deterministic
            row_number() OVER (
@@ -16,7 +17,7 @@ WITH in_scope AS (
     CROSS JOIN core.build_state AS b
     WHERE b.as_of IS NULL OR s.retrieved_at <= b.as_of
 )
-SELECT source_id, snapshot_id, retrieved_at, url, obtained_by,
+SELECT source_id, snapshot_id, retrieved_at, url, obtained_by, reconstructed_from,
        recency = 1 AS is_newest,
        recency - 1 AS newer_unusable
 FROM in_scope
@@ -29,7 +30,8 @@ COMMENT ON COLUMN mart.latest_snapshots.source_id IS 'registry id of the source'
 COMMENT ON COLUMN mart.latest_snapshots.snapshot_id IS 'the snapshot the build reads the source from, <source_id>/<file>';
 COMMENT ON COLUMN mart.latest_snapshots.retrieved_at IS 'when that snapshot was retrieved';
 COMMENT ON COLUMN mart.latest_snapshots.url IS 'address the snapshot was retrieved from';
-COMMENT ON COLUMN mart.latest_snapshots.obtained_by IS 'bundled, fetched or manual';
+COMMENT ON COLUMN mart.latest_snapshots.obtained_by IS 'bundled, fetched, manual or reconstructed';
+COMMENT ON COLUMN mart.latest_snapshots.reconstructed_from IS 'for a reconstructed snapshot, the title of the document it was rebuilt from (core.snapshots); null otherwise';
 COMMENT ON COLUMN mart.latest_snapshots.is_newest IS 'it is also the source''s newest snapshot of any extraction status';
 COMMENT ON COLUMN mart.latest_snapshots.newer_unusable IS 'newer snapshots of the source skipped because their extraction failed or they are damaged';
 

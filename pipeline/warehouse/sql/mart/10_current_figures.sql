@@ -16,24 +16,32 @@ CREATE OR REPLACE MACRO mart.same_measurement(a_method, a_statistic, b_method, b
     a_method = b_method AND a_statistic IS NOT DISTINCT FROM b_statistic;
 -- Two figures are independent when neither source repeats the other: different publishers,
 -- different lineage (a claim repeated by the press is one claim; a compilation's figure repeats
--- the page it cites), neither cites the other, and neither cites a page of the other's publisher
--- (a compilation citing an Artificial Analysis page repeats Artificial Analysis).
+-- the page it cites), neither cites the other, neither cites a page of the other's publisher
+-- (a compilation citing an Artificial Analysis page repeats Artificial Analysis), and neither
+-- snapshot was reconstructed from the other's source, nor both from the same document.
 CREATE OR REPLACE MACRO mart.independent(a_source, a_publisher, a_lineage, a_cited, a_cited_by,
-                                         b_source, b_publisher, b_lineage, b_cited, b_cited_by) AS
+                                         a_rebuilt_from, b_source, b_publisher, b_lineage,
+                                         b_cited, b_cited_by, b_rebuilt_from) AS
     a_publisher <> b_publisher AND a_lineage <> b_lineage
     AND a_source IS DISTINCT FROM b_cited AND b_source IS DISTINCT FROM a_cited
-    AND a_publisher IS DISTINCT FROM b_cited_by AND b_publisher IS DISTINCT FROM a_cited_by;
--- Observations with their source's publisher and the publisher of the page they cite.
+    AND a_publisher IS DISTINCT FROM b_cited_by AND b_publisher IS DISTINCT FROM a_cited_by
+    AND a_source IS DISTINCT FROM b_rebuilt_from AND b_source IS DISTINCT FROM a_rebuilt_from
+    AND (a_rebuilt_from IS NULL OR a_rebuilt_from IS DISTINCT FROM b_rebuilt_from);
+-- Observations with their source's publisher, the publisher of the page they cite, and the
+-- source a reconstructed snapshot was rebuilt from.
 CREATE OR REPLACE VIEW mart.published_observations AS
-SELECT o.*, src.publisher, cited.publisher AS cited_publisher
+SELECT o.*, src.publisher, cited.publisher AS cited_publisher,
+       nullif(split_part(snap.reconstructed_from_snapshot_id, '/', 1), '') AS rebuilt_from
 FROM core.observations AS o
 JOIN core.sources AS src USING (source_id)
+JOIN core.snapshots AS snap USING (snapshot_id)
 LEFT JOIN core.sources AS cited ON cited.source_id = o.cited_source_id;
 
 COMMENT ON VIEW mart.published_observations IS
     'Every observation with its source''s publisher and the publisher of the page it cites: what the independence rule compares.';
 COMMENT ON COLUMN mart.published_observations.publisher IS 'who publishes the figure''s source';
 COMMENT ON COLUMN mart.published_observations.cited_publisher IS 'who publishes the page the figure cites; null when it cites none';
+COMMENT ON COLUMN mart.published_observations.rebuilt_from IS 'the source whose snapshot the figure''s snapshot was reconstructed from; null for a snapshot as obtained';
 -- Only point figures (exact or approximate) are compared; ranges and bounds are not. Two figures
 -- agree when observed within 7 days and the larger is at most 10% above the smaller.
 CREATE OR REPLACE MACRO mart.point_figure(value, qualifier) AS
@@ -76,8 +84,9 @@ SELECT a.observation_id AS a_id, b.observation_id AS b_id,
        a.observed_at AS a_observed_at, b.observed_at AS b_observed_at,
        mart.same_measurement(a.method, a.statistic, b.method, b.statistic) AS same_measurement,
        mart.independent(a.source_id, a.publisher, a.lineage, a.cited_source_id,
-                        a.cited_publisher, b.source_id, b.publisher, b.lineage,
-                        b.cited_source_id, b.cited_publisher) AS independent,
+                        a.cited_publisher, a.rebuilt_from, b.source_id, b.publisher,
+                        b.lineage, b.cited_source_id, b.cited_publisher, b.rebuilt_from)
+           AS independent,
        mart.disagree(a.value, b.value) AS disagree
 FROM candidates AS a
 JOIN neighbours AS b
@@ -128,8 +137,8 @@ pairs AS (
      AND b.source_id <> c.source_id
      AND mart.same_measurement(c.method, c.statistic, b.method, b.statistic)
      AND mart.independent(c.source_id, cp.publisher, c.lineage, c.cited_source_id,
-                          cp.cited_publisher, b.source_id, b.publisher, b.lineage,
-                          b.cited_source_id, b.cited_publisher)
+                          cp.cited_publisher, cp.rebuilt_from, b.source_id, b.publisher,
+                          b.lineage, b.cited_source_id, b.cited_publisher, b.rebuilt_from)
      AND core.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
                          c.reasoning_effort, c.region, b.provider_id, b.model_id, b.precision,
                          b.service_tier, b.reasoning_effort, b.region)

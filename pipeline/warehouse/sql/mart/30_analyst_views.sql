@@ -303,7 +303,7 @@ WITH build AS (
     SELECT as_of, data_date FROM core.build_state
 ),
 newest AS (
-    SELECT s.source_id, s.snapshot_id, s.retrieved_at, s.obtained_by,
+    SELECT s.source_id, s.snapshot_id, s.retrieved_at, s.obtained_by, s.reconstructed_from,
            count(*) OVER (PARTITION BY s.source_id) AS snapshots
     FROM core.snapshots AS s, build
     WHERE build.as_of IS NULL OR s.retrieved_at <= build.as_of
@@ -329,6 +329,7 @@ figures AS (
 joined AS (
     SELECT src.source_id, src.kind, src.tier, src.format, src.cadence, src.max_age_minutes,
            n.snapshots, n.snapshot_id AS latest_snapshot_id, n.retrieved_at, n.obtained_by,
+           n.reconstructed_from,
            fr.latest_snapshot_id AS used_snapshot_id, fr.latest_retrieved_at AS used_retrieved_at,
            fr.confirmed_at,
            round(date_diff('second', fr.latest_retrieved_at, fr.data_date) / 86400, 1)
@@ -377,7 +378,8 @@ COMMENT ON COLUMN mart.source_health.max_age_minutes IS 'a snapshot older than t
 COMMENT ON COLUMN mart.source_health.snapshots IS 'snapshots retrieved by the as-of time';
 COMMENT ON COLUMN mart.source_health.latest_snapshot_id IS 'newest snapshot retrieved by the as-of time; null when there is none';
 COMMENT ON COLUMN mart.source_health.retrieved_at IS 'when the newest snapshot was retrieved';
-COMMENT ON COLUMN mart.source_health.obtained_by IS 'how the newest snapshot was obtained: bundled, fetched or manual';
+COMMENT ON COLUMN mart.source_health.obtained_by IS 'how the newest snapshot was obtained: bundled, fetched, manual or reconstructed';
+COMMENT ON COLUMN mart.source_health.reconstructed_from IS 'for a reconstructed newest snapshot, the title of the document it was rebuilt from; null otherwise';
 COMMENT ON COLUMN mart.source_health.used_snapshot_id IS 'the snapshot the build reads the source from: its newest usable one (mart.latest_snapshots); differs from latest_snapshot_id when the newest is damaged or failed extraction; null when none is usable';
 COMMENT ON COLUMN mart.source_health.used_retrieved_at IS 'when used_snapshot_id was retrieved';
 COMMENT ON COLUMN mart.source_health.confirmed_at IS 'latest time a fetch found the snapshot in use unchanged, by the as-of time (only when it is also the newest)';

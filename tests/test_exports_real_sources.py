@@ -1,0 +1,170 @@
+"""What the bundled release carries from the real captures (issue 13) and what its grades mean
+(issue 16): OpenRouter's per-endpoint statistics and prices, Artificial Analysis's model-level
+medians, models.dev's listings, unreviewed entities, independent corroboration only, and one
+endpoint per measurement."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import duckdb
+import pytest
+
+DEEPSEEK = "deepseek-v4-flash"
+# provider -> precision, as OpenRouter's quantization field gives it in the captured response
+DEEPSEEK_ENDPOINTS = {
+    "digitalocean": "unknown",
+    "baidu": "fp8",
+    "streamlake": "fp8",
+    "gmicloud": "fp8",
+    "deepinfra": "fp8",
+    "sail-research": "fp4",
+}
+MEMBER_URL = "https://openrouter.ai/api/v1/models/deepseek/deepseek-v4-flash/endpoints"
+
+
+@pytest.fixture(scope="module")
+def inference(built) -> dict[str, Any]:
+    return json.loads((built.exports / "latest" / "inference.json").read_text(encoding="utf-8"))
+
+
+def _providers(inference: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in inference["providers"]}
+
+
+def test_openrouter_statistics_of_the_six_deepseek_endpoints_with_their_precisions(inference):
+    providers = _providers(inference)
+    snapshots = {s["id"]: s for s in inference["snapshots"]}
+    for provider_id, precision in DEEPSEEK_ENDPOINTS.items():
+        figures = [
+            f
+            for f in providers[provider_id]["live_figures"]
+            if f["model"]["id"] == DEEPSEEK and f["source"]["id"] == "openrouter-endpoints"
+        ]
+        found = {(f["metric"], f["statistic"]) for f in figures}
+        for metric in ("output_tokens_per_s", "ttft_s"):
+            assert {(metric, "p50"), (metric, "p90")} <= found, provider_id
+        for figure in figures:
+            assert figure["variant"]["precision"] == precision
+            assert figure["method"] == "percentiles of live routed traffic"
+            assert figure["window_minutes"] == 30
+            # traceable: the snapshot and the member's request URL
+            assert figure["source"]["url"] == MEMBER_URL
+            assert figure["source"]["snapshot"] in snapshots
+    deepinfra = {
+        (f["metric"], f["statistic"]): f["value"]
+        for f in providers["deepinfra"]["live_figures"]
+        if f["model"]["id"] == DEEPSEEK
+    }
+    # the capture: throughput p50 26, p90 34 tokens/s; latency p50 798 ms, p90 1289 ms
+    assert deepinfra[("output_tokens_per_s", "p50")] == 26.0
+    assert deepinfra[("output_tokens_per_s", "p90")] == 34.0
+    assert deepinfra[("ttft_s", "p50")] == 0.798 and deepinfra[("ttft_s", "p90")] == 1.289
+
+
+def test_openrouter_prices_are_per_million_tokens_net_of_the_discount(inference):
+    (baidu,) = _providers(inference)["baidu"]["prices"]
+    # the capture lists 0.00000007 and 0.00000014 USD per token, discount 0.5, already applied
+    assert (baidu["price_input_usd_per_mtok"], baidu["price_output_usd_per_mtok"]) == (0.07, 0.14)
+    assert baidu["discount"] == 0.5 and baidu["listed_as"] == "baidu/fp8"
+    assert baidu["variant"]["precision"] == "fp8" and baidu["quantization"] == "fp8"
+
+
+def test_unreviewed_providers_and_models_are_marked(inference):
+    providers = _providers(inference)
+    assert providers["sail-research"]["reviewed"] is False
+    assert providers["sail-research"]["type"] is None
+    assert providers["deepinfra"]["reviewed"] is True
+    models = {
+        f["model"]["id"]: f["model"]["reviewed"] for f in providers["deepinfra"]["live_figures"]
+    }
+    assert models[DEEPSEEK] is False and models["gpt-oss-120b"] is True
+
+
+def test_artificial_analysis_medians_are_model_level_with_attribution(inference):
+    models = {m["id"]: m for m in inference["models"]}
+    assert len(models) > 200  # every model it measured (the capture has 300 measured)
+    (speed,) = [
+        f
+        for f in models["gpt-oss-120b"]["figures"]
+        if f["metric"] == "output_tokens_per_s" and f["reasoning_effort"] == "low"
+    ]
+    assert speed["value"] == 335.934  # "gpt-oss-120b (low)" in the May 2026 capture
+    assert speed["statistic"] == "median" and speed["method"] == "fixed-workload probe"
+    assert (speed["prompt_length_tokens"], speed["parallel_queries"]) == (1000, 1)
+    assert speed["attribution"] == {
+        "publisher": "Artificial Analysis",
+        "url": "https://artificialanalysis.ai/",
+    }
+    # never a provider's figure
+    for provider in inference["providers"]:
+        assert all(f["source"]["id"] != "artificial-analysis-api" for f in provider["live_figures"])
+
+
+def test_models_dev_lists_the_platforms_no_own_catalogue_is_read_for(built):
+    document = json.loads(
+        (built.exports / "latest" / "model_platforms.json").read_text(encoding="utf-8")
+    )
+    platforms = {p["id"]: p for p in document["platforms"]}
+    bedrock = platforms["amazon-bedrock"]["listed_models"]
+    assert bedrock["catalogue"] == "models_dev" and bedrock["count"] == 98  # 2026-06-13 capture
+    assert [s["id"] for s in bedrock["sources"]] == ["models-dev"]
+    assert platforms["amazon-bedrock"]["stated_count"]["text"] == "100+ models"
+    cloudflare = platforms["cloudflare-workers-ai"]["listed_models"]
+    assert (cloudflare["catalogue"], cloudflare["count"]) == ("own", 75)
+
+
+def test_model_offers_and_endpoint_stats_answer_the_readme_queries(built):
+    with duckdb.connect(str(built.database), read_only=True) as con:
+        p90 = con.execute(
+            "SELECT provider_id, value FROM mart.endpoint_stats "
+            "WHERE model_id = ? AND precision = 'fp8' AND metric = 'ttft_s' "
+            "AND statistic = 'p90' ORDER BY provider_id",
+            [DEEPSEEK],
+        ).fetchall()
+        offers = con.execute(
+            "SELECT count(*), count(DISTINCT offered_by) FROM mart.model_offers "
+            "WHERE source_id = 'models-dev'"
+        ).fetchone()
+    assert [p for p, _ in p90] == ["baidu", "deepinfra", "gmicloud", "streamlake"]
+    assert dict(p90)["deepinfra"] == pytest.approx(1.289)
+    assert offers == (5258, 145)  # the newest models.dev snapshot: 145 providers, 5,258 offers
+
+
+def test_no_circular_corroboration_in_the_bundled_release(inference):
+    for provider in inference["providers"]:
+        for figure in provider["live_figures"]:
+            assert figure["corroborated_by"] == [], (provider["id"], figure["endpoint"])
+            assert figure["corroborating_sources"] == 0
+
+
+def test_one_endpoint_per_measurement(inference, built):
+    """The June article's gpt-oss-120b (no effort written) joins the (high) page it cites:
+    Groq's 477.6 appears once, and the leaderboard has one winner."""
+    text = json.dumps(inference)
+    groq = [
+        f
+        for f in _providers(inference)["groq"]["live_figures"]
+        if f["model"]["id"] == "gpt-oss-120b" and f["metric"] == "output_tokens_per_s"
+    ]
+    assert [(f["endpoint"], f["value"]) for f in groq] == [
+        ("groq/gpt-oss-120b/unknown/standard/high", 477.6)
+    ]
+    assert text.count('"value": 477.6') == 1
+    with duckdb.connect(str(built.database), read_only=True) as con:
+        winners = con.execute(
+            "SELECT count(*) FROM mart.leaderboard WHERE model_id = 'gpt-oss-120b' AND rank = 1 "
+            "AND method = 'fixed-workload probe' AND reasoning_effort = 'high' "
+            "AND service_tier = 'standard'"
+        ).fetchone()[0]
+    assert winners == 1
+
+
+def test_reconstructed_snapshots_say_so_where_they_are_cited(inference):
+    snapshots = {s["id"]: s for s in inference["snapshots"]}
+    groq = _providers(inference)["groq"]["headline"]
+    snapshot = snapshots[groq["source"]["snapshot"]]
+    assert snapshot["obtained_by"] == "reconstructed"
+    assert snapshot["reconstructed_from"]["title"]
+    assert groq["source"]["obtained_by"] == "reconstructed"
