@@ -36,29 +36,6 @@ def documents(built) -> dict[str, dict[str, Any]]:
     return read_release_folder(built.exports / "latest")
 
 
-def _as_1_1(value: Any) -> Any:
-    """Every address a link, every snapshot bundled or as obtained, nothing reconstructed."""
-    if isinstance(value, list):
-        return [_as_1_1(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    item = {key: _as_1_1(child) for key, child in value.items()}
-    if "url_template" in item:
-        item["url"] = item["url"] or item.pop("url_template")
-        item.pop("url_template", None)
-    if "reconstructed_from" in item and "sha256" in item:  # a snapshot entry
-        del item["reconstructed_from"]
-        item["obtained_by"] = item["obtained_by"].replace("reconstructed", "bundled")
-    elif "reconstructed_from" in item and "publisher" in item:  # a source reference
-        del item["reconstructed_from"], item["obtained_by"]
-    return item
-
-
-def as_1_1(name: str, document: dict[str, Any]) -> dict[str, Any]:
-    """The document as schema 1.1.0 wrote it: without what 1.2.0 added."""
-    return _as_1_1(document) | {"schema_version": "1.1.0"}
-
-
 API_SOURCES = (
     "openrouter-endpoints",
     "openrouter-providers",
@@ -68,7 +45,7 @@ API_SOURCES = (
 
 
 @pytest.fixture(scope="module")
-def documents_1_0_could_hold(tmp_path_factory) -> dict[str, dict[str, Any]]:
+def documents_without_apis(tmp_path_factory) -> dict[str, dict[str, Any]]:
     """A release of the bundled corpus without the sources 1.2 was made for (the APIs): content
     a 1.0 release could hold, in today's shape."""
     root = tmp_path_factory.mktemp("before-apis")
@@ -96,27 +73,39 @@ def _without_1_2(value: Any) -> Any:
     return value
 
 
-def as_1_0(name: str, document: dict[str, Any]) -> dict[str, Any]:
-    """The document as schema 1.0.0 wrote it: without what 1.1.0 and 1.2.0 added (unreviewed
-    providers, added in 1.2, did not exist)."""
-    document = as_1_1(name, document) | {"schema_version": "1.0.0"}
+def _as_1_1(value: Any) -> Any:
+    """Every address a link, every snapshot bundled or as obtained, nothing reconstructed."""
+    if isinstance(value, list):
+        return [_as_1_1(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    item = {key: _as_1_1(child) for key, child in value.items()}
+    if "url_template" in item:
+        item["url"] = item["url"] or item.pop("url_template")
+        item.pop("url_template", None)
+    if "reconstructed_from" in item and "sha256" in item:  # a snapshot entry
+        del item["reconstructed_from"]
+        item["obtained_by"] = item["obtained_by"].replace("reconstructed", "bundled")
+    elif "reconstructed_from" in item and "publisher" in item:  # a source reference
+        del item["reconstructed_from"], item["obtained_by"]
+    return item
+
+
+def as_1_1(name: str, document: dict[str, Any]) -> dict[str, Any]:
+    """The document as schema 1.1.0 wrote it: without what 1.2.0 added (unreviewed providers,
+    added in 1.2, did not exist)."""
+    document = _as_1_1(copy.deepcopy(document)) | {"schema_version": "1.1.0"}
     if name == "inference.json":
         del document["models"]
         document["providers"] = [p for p in document["providers"] if p["reviewed"]]
         for provider in document["providers"]:
             del provider["prices"]
-            figures = [*provider["live_figures"], provider["headline"]]
-            figures += [claim["live_median"] for claim in provider["claims"]]
-            for figure in filter(None, figures):
-                del figure["endpoint"]
-            for claim in provider["claims"]:
-                del claim["fastest_live_median"], claim["peak_to_fastest_live_ratio"]
         document["providers"] = _without_1_2(document["providers"])
     if name == "model_platforms.json":
         for platform in document["platforms"]:
             listed = platform["listed_models"]
             if listed is not None and listed["catalogue"] == "models_dev":
-                platform["listed_models"] = None  # 1.0 listed a platform's own catalogue only
+                platform["listed_models"] = None  # 1.1 listed a platform's own catalogue only
                 platform["sources"] = [s for s in platform["sources"] if s["role"] != "catalogue"]
             elif listed is not None:
                 del listed["catalogue"], listed["models"]
@@ -124,6 +113,19 @@ def as_1_0(name: str, document: dict[str, Any]) -> dict[str, Any]:
         for task in document["tasks"]:
             for model in task["models"]:
                 del model["model_reviewed"]
+    return document
+
+
+def as_1_0(name: str, document: dict[str, Any]) -> dict[str, Any]:
+    """The document as schema 1.0.0 wrote it: without what 1.1.0 and 1.2.0 added."""
+    document = as_1_1(name, document) | {"schema_version": "1.0.0"}
+    for provider in document.get("providers", []):
+        figures = [*provider["live_figures"], provider["headline"]]
+        figures += [claim["live_median"] for claim in provider["claims"]]
+        for figure in filter(None, figures):
+            del figure["endpoint"]
+        for claim in provider["claims"]:
+            del claim["fastest_live_median"], claim["peak_to_fastest_live_ratio"]
     return document
 
 
@@ -288,11 +290,11 @@ def test_a_document_of_the_wrong_shape_does_not_parse(documents):
 
 
 def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(
-    documents_1_0_could_hold,
+    documents_without_apis,
 ):
     """Releases published before 1.1.0 carry no endpoint ids; reading them spells the ids as the
     warehouse does (checked against every figure today's release of the same content carries)."""
-    documents = documents_1_0_could_hold
+    documents = documents_without_apis
     old = {name: as_1_0(name, document) for name, document in documents.items()}
     with pytest.raises(ValidationError, match="endpoint"):
         read_release(old)
@@ -310,13 +312,15 @@ def test_a_1_0_release_is_read_in_todays_shape_with_the_warehouses_endpoint_ids(
     assert "endpoint" not in old["inference.json"]["providers"][0]["live_figures"][0]
 
 
-def test_a_1_0_release_compares_with_the_same_content_today(documents_1_0_could_hold):
+def test_a_1_0_release_compares_with_the_same_content_today(documents_without_apis):
     """The first release after an upgrade compares with the last 1.0 release: same figures, the
     same endpoints, only the schema version changed."""
-    documents = documents_1_0_could_hold
+    documents = documents_without_apis
     old = {name: as_1_0(name, document) for name, document in documents.items()}
     changes = compare(old, documents)
-    assert summary_line(changes) == f"schema 1.0.0 -> {SCHEMA_VERSION}"
+    # the only change besides the schema: the bundled snapshots now say they are reconstructed
+    assert summary_line(changes).startswith(f"schema 1.0.0 -> {SCHEMA_VERSION}; ")
+    assert summary_line(changes).endswith(" cited snapshots changed")
     assert changes["figures"]["changed"] == changes["figures"]["added"] == []
     assert f"The export schema changed from 1.0.0 to {SCHEMA_VERSION}." in render_markdown(changes)
     unrecorded = ("method", "statistic")  # 1.0 did not record how a figure was measured
@@ -352,10 +356,13 @@ def test_a_1_1_release_is_read_with_its_template_address_as_text_and_nothing_rec
     assert catalog["sources"][0]["url"] == template  # the input is left alone
 
 
-def test_a_1_1_release_compares_with_the_same_snapshots_now_marked_reconstructed(documents):
+def test_a_1_1_release_compares_with_the_same_snapshots_now_marked_reconstructed(
+    documents_without_apis,
+):
     """The same snapshots, once their records say reconstructed: no figure changed, and the
     changelog lists every source whose cited snapshots are now described as rebuilt, naming the
     document."""
+    documents = documents_without_apis
     old = {name: as_1_1(name, document) for name, document in documents.items()}
     changes = compare(old, documents)
     reconstructed = {

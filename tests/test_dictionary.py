@@ -62,6 +62,7 @@ def test_passed_through_columns_say_what_their_source_says(built):
                 "AND u.schema_name || '.' || u.table_name = ?",
                 [relation, upstream],
             ).fetchall()
-            assert len(pairs) >= 20, relation  # the observation columns are all passed through
+            # the observation columns are all passed through (a model figure has fewer)
+            assert len(pairs) >= (15 if relation == "mart.model_figures" else 19), relation
             for column, comment, source in pairs:
                 assert comment and comment == source, f"{relation}.{column}"

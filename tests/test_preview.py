@@ -49,6 +49,10 @@ def page(documents: dict[str, dict[str, Any]]) -> str:
     return render_preview(documents)
 
 
+# the seed's 9 fresh and 7 stale headlines, and 5 stale ones from the OpenRouter capture
+HEADLINES = 21
+
+
 def tree(html: str) -> lxml.html.HtmlElement:
     return lxml.html.document_fromstring(html)
 
@@ -100,7 +104,7 @@ def test_one_bar_per_provider_with_a_headline_fastest_first(documents, page):
     providers = documents["inference.json"]["providers"]
     with_headline = {p["id"]: p["headline"] for p in providers if p["headline"]}
     bars = tree(page).xpath("//*[@data-bar]")
-    assert len(bars) == len(with_headline) == 16
+    assert len(bars) == len(with_headline) == HEADLINES
     assert {bar.get("data-provider") for bar in bars} == set(with_headline)
     values = [with_headline[bar.get("data-provider")]["value"] for bar in bars]
     assert values == sorted(values, reverse=True)
@@ -148,9 +152,32 @@ def test_platforms_table(page):
     assert len(rows) == 8
     assert "1,900+ sold directly (11K+ incl. community)" in rows["azure-ai-foundry"]
     assert "Managed cloud catalogue" in rows["amazon-bedrock"]
-    assert "no catalogue" in rows["amazon-bedrock"]
+    assert "98 (listed in models.dev)" in rows["amazon-bedrock"]
+    assert "no catalogue" in rows["salesforce-einstein"]
     assert "75 the full Workers AI catalogue" in rows["cloudflare-workers-ai"]
     assert "364" in rows["openrouter"] and "Gateway (proxy)" in rows["openrouter"]
+
+
+def test_artificial_analysis_is_credited_beside_its_data_and_model_figures(documents, page):
+    root = tree(page)
+    credits = root.xpath("//p[contains(@class, 'credit')]")
+    assert len(credits) == 2  # under the headline bars and under the model-level table
+    for credit in credits:
+        (link,) = credit.xpath(".//a")
+        assert (link.text, link.get("href")) == (
+            "Artificial Analysis",
+            "https://artificialanalysis.ai/",
+        )
+    rows = root.xpath("//tr[@data-model-figure]")
+    assert len(rows) == 15
+    fastest = [
+        f["value"]
+        for m in documents["inference.json"]["models"]
+        for f in m["figures"]
+        if f["metric"] == "output_tokens_per_s"
+    ]
+    assert text(rows[0]).split(" t/s")[0].endswith(f"{round(max(fastest)):,}")
+    assert "unreviewed" in text(rows[0])  # Mercury 2: no reviewer has confirmed it yet
 
 
 def test_catalogue_grouped_by_task_with_the_function_calling_mark(documents, page):
@@ -351,7 +378,7 @@ def test_page_loads_in_chromium_with_one_bar_per_headline(chromium, site, docume
     root = tree(dom)
     assert root.findtext(".//h1").startswith("Speedbook")
     expected = sum(1 for p in documents["inference.json"]["providers"] if p["headline"])
-    assert len(root.xpath("//*[@data-bar]")) == expected == 16
+    assert len(root.xpath("//*[@data-bar]")) == expected == HEADLINES
     assert len(root.xpath("//tr[@data-claim]")) == 9
     assert len(root.xpath("//tr[@data-platform]")) == 8
     assert len(root.xpath("//abbr[@class='fc']")) == 14 + 1  # the models, and the legend

@@ -58,6 +58,9 @@ _RELATIVE_HREF = re.compile(r"^[A-Za-z0-9._~/#%-]+$")
 # --- view models -----------------------------------------------------------------------------
 
 
+SPEED_METRIC = "output_tokens_per_s"
+
+
 @dataclass(frozen=True)
 class Note:
     """A footnote naming a document reconstructed snapshots were rebuilt from."""
@@ -138,6 +141,28 @@ class ListedView:
     source_id: str
     scope: str | None
     reconstructed: Note | None
+    catalogue: str | None  # "models.dev" for a listing in a catalogue of catalogues
+
+
+@dataclass(frozen=True)
+class Credit:
+    """'Data: Artificial Analysis', linked: what a source's terms require where it is shown."""
+
+    publisher: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class ModelFigureView:
+    """One model's median output speed across providers (a model-level figure)."""
+
+    model: str
+    reviewed: bool
+    value: str
+    ttft: str | None
+    day: str | None
+    stale: bool
+    prompt_tokens: int | None
 
 
 @dataclass(frozen=True)
@@ -205,6 +230,10 @@ class Page:
     catalogue: CatalogueView
     snapshots: list[SnapshotRow]
     notes: list[Note]  # the documents reconstructed snapshots were rebuilt from
+    # what the sources whose data the page shows require to be credited, beside it
+    credits: list[Credit]
+    model_figures: list[ModelFigureView]
+    model_figures_total: int
 
 
 # --- building them ---------------------------------------------------------------------------
@@ -344,7 +373,49 @@ def _listed(listed: ListedModels | None, notes: _Notes) -> ListedView | None:
         source_id=first.id,
         scope=listed.scope,
         reconstructed=notes.of(first),
+        catalogue="models.dev" if listed.catalogue == "models_dev" else None,
     )
+
+
+MODEL_FIGURES_SHOWN = 15  # the fastest models; inference.json holds them all
+
+
+def _credits(release: Release) -> list[Credit]:
+    """Every attribution a model-level figure carries, once: the page credits the publisher
+    wherever its data is shown (the headline bars read its pages too)."""
+    found = {
+        (f.attribution.publisher, f.attribution.url)
+        for model in release.inference.models
+        for f in model.figures
+    }
+    return [Credit(publisher, link_url(url)) for publisher, url in sorted(found)]
+
+
+def _model_figures(release: Release) -> list[ModelFigureView]:
+    rows = []
+    for model in release.inference.models:
+        speeds = [f for f in model.figures if f.metric == SPEED_METRIC]
+        ttfts = {f.reasoning_effort: f for f in model.figures if f.metric == "ttft_s"}
+        for figure in speeds:
+            effort = figure.reasoning_effort
+            label = f"{model.name} ({effort})" if effort else model.name
+            ttft = ttfts.get(figure.reasoning_effort)
+            rows.append(
+                (
+                    figure.value,
+                    ModelFigureView(
+                        model=label,
+                        reviewed=model.reviewed,
+                        value=f"{speed(figure.value)} t/s",
+                        ttft=f"{ttft.value:.2f} s" if ttft else None,
+                        day=day(figure.observed_at),
+                        stale=figure.stale,
+                        prompt_tokens=figure.prompt_length_tokens,
+                    ),
+                )
+            )
+    rows.sort(key=lambda row: (-row[0], row[1].model))
+    return [view for _, view in rows[:MODEL_FIGURES_SHOWN]]
 
 
 def _catalogue(release: Release, notes: _Notes) -> CatalogueView:
@@ -423,6 +494,9 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
         catalogue=_catalogue(release, notes),
         snapshots=_snapshots(release, notes),
         notes=notes.notes,
+        credits=_credits(release),
+        model_figures=_model_figures(release),
+        model_figures_total=len(inference.models),
     )
 
 

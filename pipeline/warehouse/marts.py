@@ -17,9 +17,6 @@ PASS_THROUGH = (
     ("mart.provider_headline", "mart.current_figures"),
     ("mart.endpoint_stats", "mart.observations_as_of"),
     ("mart.model_figures", "core.model_figures"),
-    ("mart.model_offers", "core.catalogue_offers"),
-    ("mart.method_gaps", "mart.observation_pairs"),
-    ("mart.disagreements", "mart.observation_pairs"),
 )
 
 

@@ -144,7 +144,7 @@ def _with_provenance(value: Any, obtained_by: dict[str, Any]) -> Any:
     if not isinstance(value, dict):
         return value
     item = {key: _with_provenance(child, obtained_by) for key, child in value.items()}
-    if "publisher" in item and "url" in item:  # a source reference or summary
+    if "publisher" in item and "url" in item and "tier" in item:  # a source reference or summary
         item = _address(item)
         snapshot = item.get("snapshot")
         if isinstance(snapshot, str) and "obtained_by" not in item and snapshot in obtained_by:

@@ -18,7 +18,6 @@ COMMENT ON COLUMN mart.endpoint_stats.provider_name IS 'provider display name';
 COMMENT ON COLUMN mart.endpoint_stats.provider_reviewed IS 'the provider is reviewed (false: kept under a source''s id)';
 COMMENT ON COLUMN mart.endpoint_stats.model_name IS 'model display name';
 COMMENT ON COLUMN mart.endpoint_stats.model_reviewed IS 'the model is reviewed (false: kept under a source''s id)';
-COMMENT ON COLUMN mart.endpoint_stats.stale IS 'older than its source''s cadence allows at the build''s data date';
 
 -- Who offers which model, from each catalogue's newest usable snapshot (mart.latest_snapshots):
 -- a platform's own catalogue (Cloudflare, OpenRouter's model list, Azure), a catalogue of many
@@ -60,6 +59,7 @@ COMMENT ON COLUMN mart.model_offers.offered_by IS 'the platform or provider offe
 COMMENT ON COLUMN mart.model_offers.platform_id IS 'the reviewed platform whose listing this is, where one is (platforms.toml)';
 COMMENT ON COLUMN mart.model_offers.catalogue_model_id IS 'the model''s id in the catalogue (for an OpenRouter endpoint: model @ endpoint tag)';
 COMMENT ON COLUMN mart.model_offers.listed_name IS 'the model as the catalogue names it';
+COMMENT ON COLUMN mart.model_offers.model_id IS 'the model: reviewed, or kept under the catalogue''s id; null when the id names none';
 COMMENT ON COLUMN mart.model_offers.model_name IS 'model display name';
 COMMENT ON COLUMN mart.model_offers.model_reviewed IS 'the model is reviewed (false: kept under the catalogue''s id)';
 COMMENT ON COLUMN mart.model_offers.price_input_usd_per_mtok IS 'input price [USD per 1M tokens]';
@@ -88,6 +88,25 @@ ORDER BY p.provider_id, p.model_id, p.metric, p.a_observed_at, p.a_id, p.b_id;
 COMMENT ON VIEW mart.method_gaps IS
     'Pairs of central figures (median, p50) from independent sources on comparable endpoints whose methods differ and whose values are more than 10% apart: listed as a gap between methods, not as a dispute.';
 COMMENT ON COLUMN mart.method_gaps.relative_difference IS '(larger - smaller) / smaller';
+COMMENT ON COLUMN mart.method_gaps.provider_id IS 'provider both figures are about';
+COMMENT ON COLUMN mart.method_gaps.model_id IS 'model both figures are about';
+COMMENT ON COLUMN mart.method_gaps.service_tier IS 'variant: service tier (the same on both sides)';
+COMMENT ON COLUMN mart.method_gaps.region IS 'variant: region of a regional endpoint (the same on both sides)';
+COMMENT ON COLUMN mart.method_gaps.metric IS 'the metric of both figures';
+COMMENT ON COLUMN mart.method_gaps.scope IS 'live_median (the same on both sides)';
+COMMENT ON COLUMN mart.method_gaps.unit IS 'unit of both values';
+COMMENT ON COLUMN mart.method_gaps.a_method IS 'how side a was measured (the first method by name)';
+COMMENT ON COLUMN mart.method_gaps.a_statistic IS 'side a''s statistic: median or p50';
+COMMENT ON COLUMN mart.method_gaps.a_value IS 'side a''s figure';
+COMMENT ON COLUMN mart.method_gaps.a_source_id IS 'source of a_value';
+COMMENT ON COLUMN mart.method_gaps.a_observed_at IS 'when a_value was observed';
+COMMENT ON COLUMN mart.method_gaps.a_endpoint_id IS 'endpoint as side a states it';
+COMMENT ON COLUMN mart.method_gaps.b_method IS 'how side b was measured';
+COMMENT ON COLUMN mart.method_gaps.b_statistic IS 'side b''s statistic: median or p50';
+COMMENT ON COLUMN mart.method_gaps.b_value IS 'side b''s figure';
+COMMENT ON COLUMN mart.method_gaps.b_source_id IS 'source of b_value';
+COMMENT ON COLUMN mart.method_gaps.b_observed_at IS 'when b_value was observed';
+COMMENT ON COLUMN mart.method_gaps.b_endpoint_id IS 'endpoint as side b states it';
 
 -- Model-level figures (Artificial Analysis's medians across providers): the newest of each model,
 -- reasoning effort, metric and method, up to the build's as-of time. Never a provider's figure.
