@@ -14,16 +14,23 @@ Crash safety, step by step (a SIGKILL may land between any two of them):
 4. point a new symlink at the newest complete release and rename it over `exports/latest`
    (atomic), so `latest` always names a complete release.
 Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release.
+
+A build hands in a check of the snapshots a release cites (`SnapshotCheck`: still stored, not
+withdrawn, its bytes still those of the sha256 the release records). A release is published
+only if every snapshot it cites passes; `latest` passes over a release that cites one that no
+longer does, and when the release `latest` names is such a one, the build publishes a new
+release even if its content equals an older one, so that `latest` can move off it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -62,6 +69,11 @@ Render = Callable[[str], Documents]
 # Writes more release content (Parquet, a preview page...) into the staging folder before the
 # rename: populate(staging_dir, version). It must not change the files already there.
 Populate = Callable[[Path, str], None]
+# Why a snapshot a release cites (by id and the sha256 the release records) can no longer be
+# vouched for, or None when it can.
+SnapshotCheck = Callable[[str, str], str | None]
+# The documents of a release folder by version, None when it is damaged (read once per publish).
+ReadRelease = Callable[[str], "Documents | None"]
 
 
 class PublishError(RuntimeError):
@@ -220,14 +232,17 @@ class Plan:
     documents: Documents
 
 
-def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan:
+def plan_release(
+    exports_dir: Path, data_date: datetime, render: Render, *, new: bool = False
+) -> Plan:
     """Decide the version. When the newest release of the same data date has identical exports
     (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
     date. Only the newest one is compared: content equal to an older same-date release (a
-    reverted change) is a new release, because it differs from what the newest one says."""
+    reverted change) is a new release, because it differs from what the newest one says.
+    `new`: a new version whatever the content (the release `latest` names must be replaced)."""
     existing = list_versions(exports_dir)
     same_date = _same_date(existing, base_version(data_date))
-    if same_date:
+    if same_date and not new:
         newest = same_date[-1]
         stored = _stored_exports(exports_dir / newest)
         documents = _with_as_of(render(newest), _stored_as_of(stored))
@@ -237,6 +252,38 @@ def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan
     version = next_version(data_date, existing)
     documents = render(version)
     return Plan(version, True, render_files(documents), documents)
+
+
+def cited_snapshots(documents: Documents) -> dict[str, str]:
+    """Every snapshot the exports cite: id -> the sha256 they record for it."""
+    cited: dict[str, str] = {}
+    for document in documents.values():
+        for ref in document.get("snapshots") or ():
+            if isinstance(ref, Mapping) and isinstance(ref.get("id"), str):
+                cited[ref["id"]] = str(ref.get("sha256") or "")
+    return cited
+
+
+def unusable_citations(documents: Documents, check: SnapshotCheck) -> list[str]:
+    """`<snapshot id>: <why>` for each cited snapshot the check refuses, by id."""
+    return [
+        f"{snapshot_id}: {why}"
+        for snapshot_id, sha256 in sorted(cited_snapshots(documents).items())
+        if (why := check(snapshot_id, sha256)) is not None
+    ]
+
+
+def _reader(exports_dir: Path) -> ReadRelease:
+    """Release folders read (hashed and parsed) at most once per publish."""
+
+    @functools.cache
+    def read(version: str) -> Documents | None:
+        try:
+            return read_release(exports_dir / version)
+        except ReleaseDamaged:
+            return None
+
+    return read
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -273,22 +320,28 @@ def clean_leftovers(exports_dir: Path) -> list[str]:
     return removed
 
 
-def point_latest_at_newest(exports_dir: Path, checked: str | None = None) -> str | None:
+def point_latest_at_newest(
+    exports_dir: Path,
+    checked: str | None = None,
+    usable: Callable[[str], bool] | None = None,
+) -> str | None:
     """`latest` follows the newest complete release (by version), whatever order releases were
     published in; returns the version it names. `checked` names a release the caller has just
-    verified (write_release checks it before the rename), so it is not hashed again."""
+    verified (write_release checks it before the rename), so it is not hashed again. With
+    `usable` (complete, and every snapshot it cites still good), `latest` passes over releases
+    that fail it; when none passes, it names the newest complete one."""
     link = exports_dir / LATEST
     if link.exists() and not link.is_symlink():
         raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
     # newest first, so only the releases above the newest complete one are ever hashed
-    newest = next(
-        (
-            v
-            for v in reversed(list_versions(exports_dir))
-            if v == checked or is_complete(exports_dir / v)
-        ),
-        None,
-    )
+    newest_first = list(reversed(list_versions(exports_dir)))
+    newest = None
+    if usable is not None:
+        newest = next((v for v in newest_first if v == checked or usable(v)), None)
+    if newest is None:
+        newest = next(
+            (v for v in newest_first if v == checked or is_complete(exports_dir / v)), None
+        )
     if newest is None or (link.is_symlink() and os.readlink(link) == newest):
         return newest
     tmp = exports_dir / f"{LATEST_TMP_PREFIX}{os.getpid()}"
@@ -364,17 +417,28 @@ def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None
         os.close(handle)
 
 
-def previous_release(exports_dir: Path, version: str) -> tuple[str | None, Release | None]:
+def previous_release(
+    exports_dir: Path,
+    version: str,
+    *,
+    read: ReadRelease | None = None,
+    usable: Callable[[Documents], bool] | None = None,
+) -> tuple[str | None, Release | None]:
     """The newest complete release before `version`, parsed; (None, None) for the first. Walks
     newest-first and stops at the first complete one, so each publish hashes one earlier release
-    (once: reading it is the check), however long the history grows."""
+    (once: reading it is the check), however long the history grows. With `usable`, a release
+    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped."""
+    read = read or _reader(exports_dir)
     for candidate in reversed(list_versions(exports_dir)):
         if version_key(candidate) >= version_key(version):
             continue
-        try:
-            return candidate, parse_release(read_release(exports_dir / candidate))
-        except (ReleaseDamaged, UnreadableRelease):
+        documents = read(candidate)
+        if documents is None or (usable is not None and not usable(documents)):
             continue  # damaged (a hand edit, a bad disk): compare with the one before it
+        try:
+            return candidate, parse_release(documents)
+        except UnreadableRelease:
+            continue
     return None, None
 
 
@@ -396,15 +460,43 @@ def publish_release(
     populate: Sequence[Populate] = (),
     *,
     lock_wait: float = 60.0,
+    notes: Sequence[Mapping[str, Any]] = (),
+    check: SnapshotCheck | None = None,
+    supersede: bool = True,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
-    gets CHANGELOG.md and changes.json against the newest complete release before it."""
+    gets CHANGELOG.md and changes.json against the newest complete release before it, with the
+    build's `notes` (snapshots it could not use or that were withdrawn: each a mapping with a
+    `text`). With `check`, nothing citing a snapshot it refuses is published, `latest` passes
+    over releases that cite one, and (with `supersede`: a build of every snapshot, not an
+    --as-of one) a `latest` that cites one is replaced by a new release, compared with it."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
-        plan = plan_release(exports_dir, data_date, render)
+        read = _reader(exports_dir)
+        checked = functools.cache(check) if check is not None else None
+
+        def cites_only_good(documents: Documents) -> bool:
+            return checked is None or not unusable_citations(documents, checked)
+
+        def usable(version: str) -> bool:
+            documents = read(version)
+            return documents is not None and cites_only_good(documents)
+
+        current = latest_version(exports_dir) if checked is not None else None
+        superseded = current if current is not None and supersede and not usable(current) else None
+        if superseded is not None and read(superseded) is None:
+            superseded = None  # damaged, not superseded: the usual rules pass over it
+        plan = plan_release(exports_dir, data_date, render, new=superseded is not None)
+        refused = unusable_citations(plan.documents, checked) if checked is not None else []
+        if refused:
+            raise PublishError(
+                f"release {plan.version} not published: it would cite {len(refused)} snapshot(s) "
+                f"that are no longer good ({refused[0]}); build again to read their sources "
+                "from their last good snapshots"
+            )
         if not plan.is_new:
-            point_latest_at_newest(exports_dir)
+            point_latest_at_newest(exports_dir, usable=usable if checked is not None else None)
             return PublishResult(
                 plan.version,
                 False,
@@ -412,15 +504,41 @@ def publish_release(
                 f"nothing new: identical to release {plan.version}",
                 cleaned=cleaned,
             )
-        previous, old = previous_release(exports_dir, plan.version)
+        if superseded is not None:
+            previous: str | None = superseded
+            old = parse_release(read(superseded))  # type: ignore[arg-type]
+        else:
+            previous, old = previous_release(
+                exports_dir,
+                plan.version,
+                read=read,
+                usable=cites_only_good if checked is not None else None,
+            )
         changes = compare(old, plan.documents)
+        notes = [dict(note) for note in notes]
+        if superseded is not None:
+            why = unusable_citations(read(superseded), checked)  # type: ignore[arg-type]
+            notes.append(
+                {
+                    "kind": "superseded",
+                    "release": superseded,
+                    "text": f"replaces release {superseded} as latest: it cites "
+                    f"{len(why)} snapshot(s) no longer good ({why[0]})",
+                }
+            )
+        if notes:
+            changes["notes"] = notes
         files = plan.files | {
             CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
             CHANGES_JSON: dumps(changes),
         }
         path = write_release(exports_dir, plan.version, files, populate)
-        point_latest_at_newest(exports_dir, checked=plan.version)
+        point_latest_at_newest(
+            exports_dir, checked=plan.version, usable=usable if checked is not None else None
+        )
         summary = summary_line(changes)
+        if superseded is not None:
+            summary += f"; replaces release {superseded}, which cites a snapshot no longer good"
         return PublishResult(
             plan.version,
             True,

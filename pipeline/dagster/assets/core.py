@@ -73,7 +73,7 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
     with clock.stage("inventory"):
         inventory = speedbook.inventory()
-    with connect(speedbook.settings.database) as con, clock.stage("normalise"):
+    with connect(speedbook.database) as con, clock.stage("normalise"):
         labels = resolve_labels(
             con, speedbook.resolver(), speedbook.reviewed().platforms, _ids(inventory)
         )
@@ -236,7 +236,7 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
     reviewed = speedbook.reviewed()
     for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
         warn(f"reviewed files: {problem}")
-    with connect(settings.database) as con:
+    with connect(speedbook.database) as con:
         with clock.stage("load"):
             loaded = build_core(
                 con,
@@ -285,7 +285,7 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
 )
 def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
-    with connect(speedbook.settings.database) as con, clock.stage("sql"):
+    with connect(speedbook.database) as con, clock.stage("sql"):
         applied = apply_marts(con)
         headlines = con.execute(
             "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "
