@@ -18,6 +18,7 @@ from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import OutcomeRecord, read_outcomes
 from pipeline.raw.snapshots import parse_utc
 from pipeline.schema.core import CORE_TABLES, CoreTable
+from pipeline.support.limits import MESSAGE_ITEMS, METADATA_ITEMS
 from pipeline.support.progress import report, warn
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
@@ -77,31 +78,42 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
         labels = resolve_labels(
             con, speedbook.resolver(), speedbook.reviewed().platforms, _ids(inventory)
         )
-    unresolved = labels.unresolved[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
+    reported = labels.reported[["kind", "label", "blocking", "suggestions", "sources", "uses"]]
     yield dg.MaterializeResult(
         value=labels,
         metadata={
             "labels": len(labels.resolutions),
-            "unresolved": len(unresolved),
+            "unresolved": len(labels.unresolved),
             "catalogue_entries_without_canonical_model": len(labels.unmatched),
             "blocking": len(labels.blocking),
-            "report": dg.MetadataValue.md(unresolved.head(200).to_markdown(index=False) or "none"),
+            # the names reported, with suggestions; every one is in staging.label_resolution
+            "report": dg.MetadataValue.md(reported.to_markdown(index=False) or "none"),
             **stage_metadata(clock),
         },
     )
     blocking = labels.blocking
+    # the first few names and a count: 200,000 names were one 10 MB line, kept in every run
+    named = [
+        f"{r.kind} {r.label!r} (suggestions {r.suggestions})"
+        for r in labels.reported[labels.reported["blocking"]].head(MESSAGE_ITEMS).itertuples()
+    ]
+    more = len(blocking) - len(named)
     yield dg.AssetCheckResult(
         check_name="no_unresolved_names_in_figures",
         passed=blocking.empty,
         description=(
-            "unresolved: "
-            + ", ".join(
-                f"{r.kind} {r.label!r} (suggestions {r.suggestions})" for r in blocking.itertuples()
-            )
+            f"{len(blocking):,} unresolved: "
+            + ", ".join(named)
+            + (f", ... and {more:,} more (staging.label_resolution)" if more > 0 else "")
             if not blocking.empty
             else "all names resolve"
         ),
-        metadata={"blocking": dg.MetadataValue.md(blocking.to_markdown(index=False) or "none")},
+        metadata={
+            "blocking_count": len(blocking),
+            "blocking": dg.MetadataValue.md(
+                blocking.head(METADATA_ITEMS).to_markdown(index=False) or "none"
+            ),
+        },
     )
 
 
