@@ -14,6 +14,7 @@ from pipeline.raw.outcomes import record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
+from pipeline.warehouse.swap import target_database
 
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"
@@ -21,7 +22,8 @@ TOKENDYNO = "tokendyno-fastest-llm-inference-2026"
 
 
 def rows(settings: Settings, sql: str, params: list | None = None) -> list[dict]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    """Rows of the June build's warehouse (an --as-of build's own file)."""
+    with duckdb.connect(str(target_database(settings, JUNE)), read_only=True) as con:
         con.execute("SET TimeZone = 'UTC'")
         cursor = con.execute(sql, params or [])
         names = [d[0] for d in cursor.description]

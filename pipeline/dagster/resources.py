@@ -67,7 +67,8 @@ class SpeedbookResource(dg.ConfigurableResource):
         )
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        self._run_id = context.run_id
+        run = context.run
+        self._run_id = run.run_id if run is not None else None
 
     @property
     def database(self) -> Path:

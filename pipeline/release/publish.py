@@ -17,9 +17,10 @@ Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release
 
 A build hands in a check of the snapshots a release cites (`SnapshotCheck`: still stored, not
 withdrawn, its bytes still those of the sha256 the release records). A release is published
-only if every snapshot it cites passes; `latest` passes over a release that cites one that no
-longer does, and when the release `latest` names is such a one, the build publishes a new
-release even if its content equals an older one, so that `latest` can move off it.
+only if every snapshot it cites passes, and `latest` passes over a release that cites one that
+no longer does. A build of every snapshot (not --as-of) takes `latest` for its content, even
+from a newer release whose snapshots it can no longer use: publishing its content again under
+a new version when it equals an older release.
 """
 
 from __future__ import annotations
@@ -330,9 +331,6 @@ def point_latest_at_newest(
     verified (write_release checks it before the rename), so it is not hashed again. With
     `usable` (complete, and every snapshot it cites still good), `latest` passes over releases
     that fail it; when none passes, it names the newest complete one."""
-    link = exports_dir / LATEST
-    if link.exists() and not link.is_symlink():
-        raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
     # newest first, so only the releases above the newest complete one are ever hashed
     newest_first = list(reversed(list_versions(exports_dir)))
     newest = None
@@ -342,15 +340,23 @@ def point_latest_at_newest(
         newest = next(
             (v for v in newest_first if v == checked or is_complete(exports_dir / v)), None
         )
-    if newest is None or (link.is_symlink() and os.readlink(link) == newest):
-        return newest
+    return point_latest_at(exports_dir, newest)
+
+
+def point_latest_at(exports_dir: Path, version: str | None) -> str | None:
+    """Switch `latest` to `version` (a complete release) by renaming a new symlink over it."""
+    link = exports_dir / LATEST
+    if link.exists() and not link.is_symlink():
+        raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
+    if version is None or (link.is_symlink() and os.readlink(link) == version):
+        return version
     tmp = exports_dir / f"{LATEST_TMP_PREFIX}{os.getpid()}"
     tmp.unlink(missing_ok=True)
-    os.symlink(newest, tmp)
+    os.symlink(version, tmp)
     pause_point("switching", PAUSE_ENV)
     os.replace(tmp, link)
     _fsync_dir(exports_dir)
-    return newest
+    return version
 
 
 def write_release(
@@ -462,14 +468,19 @@ def publish_release(
     lock_wait: float = 60.0,
     notes: Sequence[Mapping[str, Any]] = (),
     check: SnapshotCheck | None = None,
-    supersede: bool = True,
+    take_latest: bool = False,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
     build's `notes` (snapshots it could not use or that were withdrawn: each a mapping with a
-    `text`). With `check`, nothing citing a snapshot it refuses is published, `latest` passes
-    over releases that cite one, and (with `supersede`: a build of every snapshot, not an
-    --as-of one) a `latest` that cites one is replaced by a new release, compared with it."""
+    `text`). With `check`, nothing citing a snapshot it refuses is published, and `latest`
+    passes over releases that cite one.
+
+    `take_latest` (a build of every snapshot, not an --as-of one): this build's content becomes
+    `latest`, even when its data date is older than the release `latest` names (that release's
+    newest snapshots were rejected, damaged or withdrawn since). Content equal to an older
+    release is then published again under a new version, its changelog against the release it
+    replaces as `latest`, so that consumers see what changed."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
@@ -483,11 +494,7 @@ def publish_release(
             documents = read(version)
             return documents is not None and cites_only_good(documents)
 
-        current = latest_version(exports_dir) if checked is not None else None
-        superseded = current if current is not None and supersede and not usable(current) else None
-        if superseded is not None and read(superseded) is None:
-            superseded = None  # damaged, not superseded: the usual rules pass over it
-        plan = plan_release(exports_dir, data_date, render, new=superseded is not None)
+        plan = plan_release(exports_dir, data_date, render)
         refused = unusable_citations(plan.documents, checked) if checked is not None else []
         if refused:
             raise PublishError(
@@ -495,8 +502,24 @@ def publish_release(
                 f"that are no longer good ({refused[0]}); build again to read their sources "
                 "from their last good snapshots"
             )
-        if not plan.is_new:
-            point_latest_at_newest(exports_dir, usable=usable if checked is not None else None)
+        if take_latest and not plan.is_new and read(plan.version) is None:
+            plan = plan_release(exports_dir, data_date, render, new=True)  # its twin is damaged
+        current = latest_version(exports_dir) if take_latest else None
+        if current is not None and read(current) is None:
+            current = None  # damaged: nothing to replace, the usual rules pass over it
+        # latest names a newer release than this build's: this build replaces it
+        replaced = (
+            current
+            if current is not None
+            and current != plan.version
+            and version_key(current) > version_key(plan.version)
+            else None
+        )
+        if not plan.is_new and replaced is None:
+            if take_latest:
+                point_latest_at(exports_dir, plan.version)
+            else:
+                point_latest_at_newest(exports_dir, usable=usable if checked is not None else None)
             return PublishResult(
                 plan.version,
                 False,
@@ -504,9 +527,11 @@ def publish_release(
                 f"nothing new: identical to release {plan.version}",
                 cleaned=cleaned,
             )
-        if superseded is not None:
-            previous: str | None = superseded
-            old = parse_release(read(superseded))  # type: ignore[arg-type]
+        if not plan.is_new:
+            plan = plan_release(exports_dir, data_date, render, new=True)
+        if replaced is not None:
+            previous: str | None = replaced
+            old = parse_release(read(replaced))  # type: ignore[arg-type]
         else:
             previous, old = previous_release(
                 exports_dir,
@@ -516,16 +541,8 @@ def publish_release(
             )
         changes = compare(old, plan.documents)
         notes = [dict(note) for note in notes]
-        if superseded is not None:
-            why = unusable_citations(read(superseded), checked)  # type: ignore[arg-type]
-            notes.append(
-                {
-                    "kind": "superseded",
-                    "release": superseded,
-                    "text": f"replaces release {superseded} as latest: it cites "
-                    f"{len(why)} snapshot(s) no longer good ({why[0]})",
-                }
-            )
+        if replaced is not None:
+            notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
         if notes:
             changes["notes"] = notes
         files = plan.files | {
@@ -533,12 +550,15 @@ def publish_release(
             CHANGES_JSON: dumps(changes),
         }
         path = write_release(exports_dir, plan.version, files, populate)
-        point_latest_at_newest(
-            exports_dir, checked=plan.version, usable=usable if checked is not None else None
-        )
+        if take_latest:
+            point_latest_at(exports_dir, plan.version)
+        else:
+            point_latest_at_newest(
+                exports_dir, checked=plan.version, usable=usable if checked is not None else None
+            )
         summary = summary_line(changes)
-        if superseded is not None:
-            summary += f"; replaces release {superseded}, which cites a snapshot no longer good"
+        if replaced is not None:
+            summary += f"; replaces release {replaced} as latest"
         return PublishResult(
             plan.version,
             True,
@@ -548,6 +568,22 @@ def publish_release(
             summary=summary,
             cleaned=cleaned,
         )
+
+
+def _replacement_note(
+    replaced: str, documents: Documents, check: SnapshotCheck | None
+) -> dict[str, str]:
+    why = unusable_citations(documents, check) if check is not None else []
+    reason = (
+        f"it cites {len(why)} snapshot(s) no longer good ({why[0]})"
+        if why
+        else "it was built from snapshots this build no longer reads (see the notes above)"
+    )
+    return {
+        "kind": "replaces",
+        "release": replaced,
+        "text": f"replaces release {replaced} as latest: {reason}",
+    }
 
 
 def find_release(exports_dir: Path, ref: str) -> Path:

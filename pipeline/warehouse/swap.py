@@ -158,8 +158,11 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
         )
     path = working_database(settings, run_id)
     started = time.perf_counter()
-    if settings.database.is_file():
-        _copy(settings.database, path)  # --as-of too: the staging cache is the default build's
+    # an --as-of build starts from the warehouse too (its staging cache), or from the last
+    # --as-of build's file when there is no warehouse yet
+    source = next((p for p in (settings.database, target) if p.is_file()), None)
+    if source is not None:
+        _copy(source, path)
     else:
         duckdb.connect(str(path)).close()  # a first build starts from an empty file
     working = WorkingCopy(path, target, copy_seconds=round(time.perf_counter() - started, 3))

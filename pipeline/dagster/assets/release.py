@@ -172,7 +172,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
             release_extras(settings, speedbook.database, render),
             notes=notes,
             check=citation_check(speedbook.store()),
-            supersede=not speedbook.as_of,  # an --as-of build never takes `latest`
+            take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
         )
     if result.cleaned:
         report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
