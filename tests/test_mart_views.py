@@ -22,8 +22,10 @@ TOKENDYNO = "tokendyno-fastest-llm-inference-2026"
 
 
 def rows(settings: Settings, sql: str, params: list | None = None) -> list[dict]:
-    """Rows of the June build's warehouse (an --as-of build's own file)."""
-    with duckdb.connect(str(target_database(settings, JUNE)), read_only=True) as con:
+    """Rows of a build's warehouse: the June builds' are --as-of builds, in their own file."""
+    as_of = target_database(settings, JUNE)
+    database = as_of if as_of.is_file() else settings.database
+    with duckdb.connect(str(database), read_only=True) as con:
         con.execute("SET TimeZone = 'UTC'")
         cursor = con.execute(sql, params or [])
         names = [d[0] for d in cursor.description]

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
+from pipeline.raw.inventory import scope_problem
 from pipeline.support.locking import warehouse_lock
 from pipeline.support.settings import Settings
-from pipeline.warehouse.swap import clean_working_copies, working_copy
+from pipeline.warehouse.swap import BuildRefused, clean_working_copies, working_copy
 
 if TYPE_CHECKING:  # Dagster's own types of an executor's arguments (not re-exported)
     from dagster._core.execution.context.system import PlanOrchestrationContext
@@ -66,6 +67,9 @@ class WorkingCopyExecutor(dg.Executor):
         self, plan_context: PlanOrchestrationContext, execution_plan: ExecutionPlan
     ) -> Iterator[dg.DagsterEvent]:
         settings = self._settings
+        problem = scope_problem(settings.raw_dir, self._as_of)
+        if problem is not None:
+            raise BuildRefused(problem)
         # Taken at once or not at all: a run started while a build holds the warehouse fails
         # with the holder's pid, as a second `speedbook build` would.
         with warehouse_lock(settings.lock_file):

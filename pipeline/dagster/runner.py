@@ -144,13 +144,13 @@ def execute(
     process has open for writing. `strict`: no release while a snapshot newer than the one its
     source is read from was rejected or damaged. `verbose`: Dagster's own log on stderr too."""
     started = time.perf_counter()
+    problem = scope_problem(settings.raw_dir, as_of)  # before the lock creates any folder
+    if problem is not None:
+        raise BuildRefused(problem)
     with warehouse_lock(settings.lock_file, wait):
         fingerprint = build_fingerprint(settings, as_of)
         if not force and _nothing_new(settings, fingerprint, as_of):
             return _skipped(settings, strict, time.perf_counter() - started)
-        problem = scope_problem(settings.raw_dir, as_of)
-        if problem is not None:
-            raise BuildRefused(problem)
         for path in clean_working_copies(settings.warehouse):
             report(f"removed the database a killed build left: {path}")
         run_id = str(uuid.uuid4())  # known before the run: it names the run's working copy
