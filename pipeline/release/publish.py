@@ -25,7 +25,6 @@ a new version when it equals an older release.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -276,15 +275,29 @@ def unusable_citations(documents: Documents, check: SnapshotCheck) -> list[str]:
 
 def _reader(exports_dir: Path) -> ReadRelease:
     """Release folders read (hashed and parsed) at most once per publish."""
+    seen: dict[str, Documents | None] = {}
 
-    @functools.cache
     def read(version: str) -> Documents | None:
-        try:
-            return read_release(exports_dir / version)
-        except ReleaseDamaged:
-            return None
+        if version not in seen:
+            try:
+                seen[version] = read_release(exports_dir / version)
+            except ReleaseDamaged:
+                seen[version] = None
+        return seen[version]
 
     return read
+
+
+def _checked_once(check: SnapshotCheck) -> SnapshotCheck:
+    """`check`, asked at most once per snapshot in a publish (it reads and hashes the bytes)."""
+    seen: dict[tuple[str, str], str | None] = {}
+
+    def checked(snapshot_id: str, sha256: str) -> str | None:
+        if (snapshot_id, sha256) not in seen:
+            seen[snapshot_id, sha256] = check(snapshot_id, sha256)
+        return seen[snapshot_id, sha256]
+
+    return checked
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -485,7 +498,7 @@ def publish_release(
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
         read = _reader(exports_dir)
-        checked = functools.cache(check) if check is not None else None
+        checked = _checked_once(check) if check is not None else None
 
         def cites_only_good(documents: Documents) -> bool:
             return checked is None or not unusable_citations(documents, checked)
