@@ -35,7 +35,10 @@ HELP = "build the dataset from the raw snapshots (offline unless --live)"
 DESCRIPTION = (
     "Materialise the asset graph (raw -> staged -> core -> release) in-process against the "
     "Dagster instance in <warehouse>/dagster, so the run shows up in the Dagster UI. Uses the "
-    "snapshots already on disk; nothing is fetched unless --live is given."
+    "snapshots already on disk; nothing is fetched unless --live is given. Exit status: 0 "
+    "built; 1 failed (nothing published, the warehouse unchanged) or a fetch failed; 2 refused "
+    "before starting; 3 another build holds the warehouse; 4 built, but a source's newest "
+    "snapshot could not be used (rejected or damaged: the summary names it)."
 )
 
 

@@ -93,7 +93,9 @@ def withdrawn_since(
 ) -> list[SnapshotNote]:
     """Snapshots withdrawn after `since` (when the newest release was published; None: every
     one), with the snapshot each source is read from now."""
-    fresh = [w for w in withdrawals if since is None or w.withdrawn > since]
+    # withdrawal times have whole seconds: one in the second of the last publish counts as after
+    after = since.replace(microsecond=0) if since is not None else None
+    fresh = [w for w in withdrawals if after is None or w.withdrawn >= after]
     if not fresh:
         return []
     used = {row[0]: (row[1], row[2]) for row in con.execute(USED).fetchall()}
