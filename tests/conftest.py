@@ -125,7 +125,8 @@ def materialize(
 ) -> dg.ExecuteInProcessResult:
     """Materialise only the assets `selection` names (Dagster's selection syntax, e.g.
     `"key:staging_* or key:core_*"`) and their checks, with the build's resources: for a test
-    whose point is one part of the graph, not the whole build and its release."""
+    whose point is one part of the graph, not the whole build and its release. It writes the
+    warehouse in place (no working copy, no swap: `in_place`)."""
     from pipeline.dagster.graph import build_definitions
     from pipeline.dagster.resources import build_resources
 
@@ -133,7 +134,7 @@ def materialize(
     return dg.materialize(
         list(defs.assets or ()),
         selection=selection,
-        resources=build_resources(settings, as_of),
+        resources=build_resources(settings, as_of, in_place=True),
         instance=instance,
         raise_on_error=False,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 from datetime import UTC, datetime
 
@@ -140,11 +141,10 @@ def test_a_deleted_warehouse_is_built_again_not_reported_current(built, tmp_path
     assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
 
 
-def test_a_parser_bug_fails_one_snapshot_names_it_and_keeps_the_release(
+def test_a_parser_bug_rejects_one_snapshot_names_it_and_the_release_goes_out(
     built, tmp_path, monkeypatch
 ):
     settings = copy_of(built, tmp_path)
-    before = release_bytes(settings)
     original: Parser = PARSERS[AA]
     victim = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1].snapshot_id
 
@@ -155,9 +155,12 @@ def test_a_parser_bug_fails_one_snapshot_names_it_and_keeps_the_release(
 
     _swap_parser(monkeypatch, original.version + ".1", buggy)
     outcome = execute(settings, force=True)
-    assert not outcome.success
-    (failure,) = [f for f in outcome.failures if "staging_aa_provider_page" in f]
-    assert victim in failure and "TypeError" in failure
+    assert outcome.success, outcome.failures + outcome.failed_checks
+    assert outcome.not_used == 1
+    (note,) = outcome.notes
+    file = victim.split("/", 1)[1]
+    assert note.startswith(f"aa-kimi-k2-6: snapshot {file} rejected: ") and "TypeError" in note
+    assert note.endswith("; no usable snapshot")  # its only snapshot
     rows = dict(
         _query(
             settings, f"SELECT snapshot_id, status FROM staging.extractions WHERE format = '{AA}'"
@@ -169,7 +172,10 @@ def test_a_parser_bug_fails_one_snapshot_names_it_and_keeps_the_release(
         settings, f"SELECT error FROM staging.extractions WHERE snapshot_id = '{victim}'"
     )[0]
     assert f"parser {AA} v{original.version}.1 failed: TypeError" in error
-    assert release_bytes(settings) == before
+    # the release goes out with every other source, without the page nobody could read
+    document = json.loads((settings.exports / "latest" / "inference.json").read_text())
+    cited = {ref["id"] for ref in document["snapshots"]}
+    assert victim not in cited and len(cited) > 10
 
 
 def test_names_past_the_as_of_bound_do_not_block_that_build(built, tmp_path):

@@ -12,9 +12,18 @@ def stored_files(settings):
     )
 
 
+def kimi_page(speed: str) -> str:
+    """A real Artificial Analysis providers page (tests/fixtures), with this speed."""
+    return (
+        (Path(__file__).parent / "fixtures" / "aa_kimi_page.html")
+        .read_text()
+        .replace("{speed}", speed)
+    )
+
+
 def test_snapshot_add_stores_a_manual_capture(settings, cli, tmp_path):
     page = tmp_path / "page.html"
-    page.write_text("<html><body>captured</body></html>")
+    page.write_text(kimi_page("1,001"))
     result = cli(
         "snapshot", "add", "aa-kimi-k2-6", str(page), "--retrieved-at", "2026-11-29T08:00:00Z"
     )

@@ -59,7 +59,8 @@ def test_snapshot_add_and_verify_take_the_warehouse_either_side(
     settings: Settings, cli: Cli, other: Path, tmp_path: Path, before: bool
 ) -> None:
     page = tmp_path / "page.html"
-    page.write_text("<html>captured</html>")
+    fixture = Path(__file__).parent / "fixtures" / "aa_kimi_page.html"
+    page.write_text(fixture.read_text().replace("{speed}", "104"))  # a page its parser reads
     where = ["--warehouse", str(other)]
 
     def run(action: str, *rest: str) -> CliResult:

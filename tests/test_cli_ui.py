@@ -46,4 +46,4 @@ def test_ui_notes_a_running_build_and_still_opens(
         main(["ui"])
     err = capsys.readouterr().err
     assert ("note: a build is running" in err) is building
-    assert "runs launched from the UI do not wait for it" in err or not building
+    assert "a run launched from the UI fails at once until it finishes" in err or not building

@@ -14,6 +14,7 @@ from pipeline.raw.outcomes import record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
+from pipeline.warehouse.swap import target_database
 
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"
@@ -21,7 +22,10 @@ TOKENDYNO = "tokendyno-fastest-llm-inference-2026"
 
 
 def rows(settings: Settings, sql: str, params: list | None = None) -> list[dict]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    """Rows of a build's warehouse: the June builds' are --as-of builds, in their own file."""
+    as_of = target_database(settings, JUNE)
+    database = as_of if as_of.is_file() else settings.database
+    with duckdb.connect(str(database), read_only=True) as con:
         con.execute("SET TimeZone = 'UTC'")
         cursor = con.execute(sql, params or [])
         names = [d[0] for d in cursor.description]

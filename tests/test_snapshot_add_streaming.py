@@ -31,7 +31,12 @@ def _env(settings, **extra: str) -> dict[str, str]:
 
 
 def _add_command(page: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "pipeline.cli", "snapshot", "add", SOURCE, str(page), *extra]
+    """--force: these pages are filler no parser reads, and only a forced add streams (without
+    it the parser reads the file first, whole, as a build would)."""
+    return [
+        *[sys.executable, "-m", "pipeline.cli", "snapshot", "add", SOURCE, str(page)],
+        *["--force", *extra],
+    ]
 
 
 def _temporaries(settings) -> list[Path]:
@@ -119,7 +124,9 @@ def test_the_next_add_removes_a_dead_writers_temporary_but_never_a_live_ones(
         (temporary,) = _temporaries(settings)
         other = tmp_path / "other.html"
         other.write_text("<html>another capture</html>")
-        result = cli("snapshot", "add", SOURCE, str(other), "--retrieved-at", "2026-11-28")
+        result = cli(
+            "snapshot", "add", SOURCE, str(other), "--retrieved-at", "2026-11-28", "--force"
+        )
         assert result.status == 0, result.err
         assert cli("snapshot", "list", SOURCE).status == 0
         assert _temporaries(settings) == [temporary]  # its writer is alive: left alone
@@ -128,7 +135,9 @@ def test_the_next_add_removes_a_dead_writers_temporary_but_never_a_live_ones(
         live.wait(timeout=30)
     another = tmp_path / "third.html"
     another.write_text("<html>a third capture</html>")
-    result = cli("snapshot", "add", SOURCE, str(another), "--retrieved-at", "2026-11-28T01:00:00Z")
+    result = cli(
+        "snapshot", "add", SOURCE, str(another), "--retrieved-at", "2026-11-28T01:00:00Z", "--force"
+    )
     assert result.status == 0, result.err
     assert f"removed a temporary file a killed writer left: {temporary}" in result.err
     assert _temporaries(settings) == []

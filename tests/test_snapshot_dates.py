@@ -24,6 +24,7 @@ from pipeline.support.settings import Settings
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SOURCE = "aa-kimi-k2-6"
+PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()  # parses
 
 
 def test_years_are_always_four_digits():
@@ -52,11 +53,11 @@ def test_the_first_day_of_1990_is_accepted_and_the_source_takes_later_snapshots(
     settings, cli, tmp_path
 ):
     page = tmp_path / "page.html"
-    page.write_text("<html>old</html>")
+    page.write_text(PAGE.replace("{speed}", "101"))
     result = cli("snapshot", "add", SOURCE, str(page), "--retrieved-at", "1990-01-01")
     assert result.status == 0, result.err
     assert f"stored {SOURCE}/19900101T000000Z-" in result.out
-    page.write_text("<html>newer</html>")
+    page.write_text(PAGE.replace("{speed}", "102"))
     result = cli("snapshot", "add", SOURCE, str(page), "--retrieved-at", "2026-11-29")
     assert result.status == 0, result.err
     listing = cli("snapshot", "list", SOURCE)
@@ -110,7 +111,7 @@ def _unreadable_record(folder: Path, kind: str) -> Path:
 def test_snapshot_add_skips_an_unreadable_record_with_a_warning(settings, cli, tmp_path, kind):
     bad = _unreadable_record(settings.raw_dir / SOURCE, kind)
     page = tmp_path / "page.html"
-    page.write_text("<html>new capture</html>")
+    page.write_text(PAGE.replace("{speed}", "103"))
     result = cli("snapshot", "add", SOURCE, str(page), "--retrieved-at", "2026-11-29T08:00:00Z")
     assert result.status == 0, result.err
     assert f"stored {SOURCE}/20261129T080000Z-" in result.out

@@ -38,7 +38,7 @@ def _old_table(con: duckdb.DuckDBPyConnection, drop: str, retype: str | None = N
     _insert_row(con, [(n, "VARCHAR" if n == retype else t) for n, t, _, _ in kept])
     con.execute(
         "INSERT INTO staging.extractions VALUES ('cloudflare-workers-ai/a.json', "
-        "'cloudflare-workers-ai', 'cloudflare_models', '4', 'h', 1, 1, 'ok', NULL, '{}', now())"
+        "'cloudflare-workers-ai', 'cloudflare_models', '4', 'h', 1, 1, 'ok', NULL, '{}', now(), 1)"
     )
 
 

@@ -1,24 +1,44 @@
-"""`speedbook build`: materialise the whole asset graph in-process."""
+"""`speedbook build`: materialise the whole asset graph in-process.
+
+Exit status: 0 built (or nothing new); 1 the build failed (nothing published, the warehouse as
+the last successful build left it), or with --live a source failed to fetch; 2 refused before
+starting (usage, nothing to read, the warehouse open for writing elsewhere); 3 another build
+holds the warehouse; 4 built, but a snapshot newer than the one its source is read from could
+not be used (rejected by its parser or its check, or damaged). A failed or partly failed build
+ends with a short summary on stderr: what failed, and the file to edit or the command to run.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from datetime import UTC, datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from pipeline.raw.snapshots import TimeOutOfRange, parse_utc
-from pipeline.sources.registry import RegistryError, load_registry
+from pipeline.sources.registry import RegistryError, Source, load_registry
 from pipeline.support.errors import CommandError
 from pipeline.support.locking import LockBusy, warehouse_lock
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
+from pipeline.warehouse.swap import AS_OF_DATABASE, BuildRefused
+
+if TYPE_CHECKING:
+    from pipeline.dagster.runner import BuildOutcome
+
+PUBLISHED_WITH_UNUSED = 4  # built, but some newer snapshot could not be used
+SUMMARY_NOTES = 5  # notes the summary prints; the changelog and mart.source_health have all
 
 NAME = "build"
 HELP = "build the dataset from the raw snapshots (offline unless --live)"
 DESCRIPTION = (
     "Materialise the asset graph (raw -> staged -> core -> release) in-process against the "
     "Dagster instance in <warehouse>/dagster, so the run shows up in the Dagster UI. Uses the "
-    "snapshots already on disk; nothing is fetched unless --live is given."
+    "snapshots already on disk; nothing is fetched unless --live is given. Exit status: 0 "
+    "built; 1 failed (nothing published, the warehouse unchanged) or a fetch failed; 2 refused "
+    "before starting; 3 another build holds the warehouse; 4 built, but a source's newest "
+    "snapshot could not be used (rejected or damaged: the summary names it)."
 )
 
 
@@ -38,13 +58,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     mode.add_argument(
         "--strict",
         action="store_true",
-        help="with --live: do not build if any source failed to fetch",
+        help="publish no release while a snapshot newer than the one its source is read from "
+        "was rejected or is damaged (exit status 1); with --live, do not build at all if a "
+        "source failed to fetch",
     )
     mode.add_argument(
         "--keep-going",
         action="store_true",
-        help="with --live: build with the last good snapshot of a failed source (the default); "
-        "the exit status is still 1 when a fetch failed",
+        help="the default: a source whose newest snapshot cannot be used (or, with --live, "
+        "cannot be fetched) is read from its last good snapshot; the exit status says so (4, "
+        "or 1 when a fetch failed)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Dagster's own log (step failures with their stack traces) as well",
     )
     parser.add_argument(
         "--force",
@@ -96,11 +124,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if as_of is not None and as_of > datetime.now(UTC) + timedelta(days=1):
         raise CommandError(f"--as-of {args.as_of!r} is in the future")
     try:
-        load_registry(settings.registry)
+        sources = load_registry(settings.registry)
     except RegistryError as error:
         raise CommandError(str(error)) from None
-    if (args.strict or args.keep_going) and not args.live:
-        raise CommandError("--strict and --keep-going only apply with --live")
     fetch_failed = False
     try:
         if args.live:
@@ -116,27 +142,107 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             if fetch_failed and args.strict:
                 print("not building: a source failed to fetch (--strict)")
                 return 1
-        with warehouse_lock(settings.lock_file, args.wait):
-            report(f"build started (as of {as_of.isoformat() if as_of else 'all snapshots'})")
-            outcome = execute(settings, as_of, force=args.force)
+        report(f"build started (as of {as_of.isoformat() if as_of else 'all snapshots'})")
+        outcome = execute(
+            settings,
+            as_of,
+            force=args.force,
+            strict=args.strict,
+            wait=args.wait,
+            verbose=args.verbose,
+        )
     except LockBusy as error:
         raise CommandError(str(error), status=3) from None
-    for failure in outcome.failures:
-        print(f"failed: {failure}")
-    for check in outcome.failed_checks:
-        print(f"failed check: {check}")
+    except BuildRefused as error:
+        raise CommandError(str(error)) from None
     if not outcome.success:
-        print(f"build failed (Dagster run {outcome.run_id}); the last release is unchanged")
+        _summary(failure_summary(outcome, settings, sources))
         return 1
+    database = settings.warehouse / AS_OF_DATABASE if as_of else settings.database
     if outcome.skipped:
         print("nothing new: no snapshot, code or reviewed file changed since the last build")
         print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
-        return 1 if fetch_failed else 0
-    print(f"build finished in {outcome.wall_seconds:.1f} s (Dagster run {outcome.run_id})")
-    print(f"  warehouse: {settings.database}")
-    print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
-    print(f"  Dagster instance: {settings.dagster_home} (open it with `speedbook ui`)")
+    else:
+        print(f"build finished in {outcome.wall_seconds:.1f} s (Dagster run {outcome.run_id})")
+        print(f"  warehouse: {database}")
+        print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
+        print(f"  Dagster instance: {settings.dagster_home} (open it with `speedbook ui`)")
+    if outcome.not_used:
+        _summary(unused_summary(outcome, sources))
     if fetch_failed:
         print("some sources failed to fetch; the build used their last good snapshots")
         return 1
-    return 0
+    return PUBLISHED_WITH_UNUSED if outcome.not_used else 0
+
+
+def _summary(lines: list[str]) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def _details(outcome: BuildOutcome) -> str:
+    run = f"Dagster run {outcome.run_id}" if outcome.run_id else "the last Dagster run"
+    return f"details: {run} (`speedbook ui`), or build again with --verbose"
+
+
+def _parser_file(sources: dict[str, Source], note: str) -> str:
+    """The parser module of the source a note names (`<source>: snapshot ...`)."""
+    from pipeline.extract import PARSERS
+
+    source = sources.get(note.split(":", 1)[0])
+    if source is None:
+        return "pipeline/extract/"
+    return PARSERS[source.format].parse.__module__.replace(".", "/") + ".py"
+
+
+def _note_lines(outcome: BuildOutcome, sources: dict[str, Source]) -> list[str]:
+    shown = outcome.notes[:SUMMARY_NOTES]
+    lines = [f"  {note}" for note in shown]
+    if outcome.not_used > len(shown):
+        lines.append(f"  ... and {outcome.not_used - len(shown):,} more (mart.source_health)")
+    if shown:
+        first = shown[0]
+        source, _, rest = first.partition(": snapshot ")
+        file, _, rest = rest.partition(" ")
+        repair = (
+            "restore its bytes (`speedbook snapshot verify` lists what is damaged)"
+            if rest.startswith("damaged")
+            else f"fix its parser ({_parser_file(sources, first)})"
+        )
+        lines.append(f"  fix: {repair}, or withdraw it: speedbook snapshot remove {source} {file}")
+    return lines
+
+
+def unused_summary(outcome: BuildOutcome, sources: dict[str, Source]) -> list[str]:
+    """A build that went out with snapshots it could not use: which, and what to do."""
+    head = (
+        f"published release {outcome.release}"
+        if outcome.published
+        else f"release {outcome.release} stands"
+    )
+    return [
+        f"{head}; {outcome.not_used} newer snapshot(s) could not be used (exit status 4):",
+        *_note_lines(outcome, sources),
+        _details(outcome),
+    ]
+
+
+def failure_summary(
+    outcome: BuildOutcome, settings: Settings, sources: dict[str, Source]
+) -> list[str]:
+    """At most about ten lines: what failed, with its fix, and where the whole log is."""
+    lines = [
+        "build failed: nothing published; the warehouse is as the last successful build left it"
+    ]
+    for problem in outcome.problems[:3]:
+        lines.append(f"{problem.what}: {problem.message}")
+        if problem.message.startswith("not published (--strict)"):
+            lines += _note_lines(outcome, sources)[:SUMMARY_NOTES]
+        else:
+            lines.append(f"  fix: {problem.fix}")
+    if len(outcome.problems) > 3:
+        lines.append(f"... and {len(outcome.problems) - 3} more")
+    if not outcome.problems:
+        lines.append("the run did not finish (no step reported an error)")
+    lines.append(_details(outcome))
+    return lines

@@ -1,8 +1,9 @@
-"""`speedbook snapshot add|list|verify`: manage the raw snapshot store by hand."""
+"""`speedbook snapshot add|list|verify|remove`: manage the raw snapshot store by hand."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import mimetypes
 import os
 import sys
@@ -16,11 +17,15 @@ from pipeline.raw.snapshots import (
     MAX_SNAPSHOT_BYTES,
     SnapshotDamaged,
     SnapshotError,
+    SnapshotMeta,
     SnapshotStore,
     TimeOutOfRange,
     check_source_id,
+    format_utc,
     parse_utc,
     retrieval_problem,
+    sha256_hex,
+    snapshot_file_name,
 )
 from pipeline.sources.formats import EXTENSION_CONTENT_TYPES, FORMATS
 from pipeline.sources.registry import RegistryError, Source, load_registry
@@ -30,10 +35,12 @@ from pipeline.support.sizes import format_size
 from pipeline.support.text import url_for_message, url_problem
 
 NAME = "snapshot"
-HELP = "add a page captured by hand, list or verify stored snapshots"
+HELP = "add a page captured by hand, list, verify or withdraw stored snapshots"
 DESCRIPTION = (
     "Manage the raw snapshot store under <warehouse>/raw. `add` stores a file a maintainer "
-    "captured by hand (obtained_by=manual); identical bytes for a source are stored once."
+    "captured by hand (obtained_by=manual) once its source's parser reads it; identical bytes "
+    "for a source are stored once. `remove` withdraws a snapshot stored by mistake (its bytes "
+    "stay, no later build uses it)."
 )
 
 
@@ -55,6 +62,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="mark as part of the committed offline corpus (obtained_by=bundled)",
     )
+    add.add_argument(
+        "--force",
+        action="store_true",
+        help="store the file even if the source's parser cannot read it (a build then rejects "
+        "it and reads the source from its last good snapshot); streamed, never read whole",
+    )
     listing = actions.add_parser("list", help="list stored snapshots, oldest first")
     listing.add_argument(
         "source_id",
@@ -63,6 +76,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="only this source (in the registry, or with a folder in the store)",
     )
     actions.add_parser("verify", help="check every snapshot's bytes against its sha256")
+    remove = actions.add_parser(
+        "remove",
+        help="withdraw a snapshot stored by mistake: out of every later build, bytes kept",
+    )
+    remove.add_argument("source_id", metavar="SOURCE_ID", help="the snapshot's source")
+    remove.add_argument(
+        "snapshot_id",
+        metavar="SNAPSHOT_ID",
+        help="its file name or id, as `snapshot list` prints it (SOURCE_ID/FILE)",
+    )
+    remove.add_argument("--reason", default="", help="why, kept in the withdrawal record")
 
 
 def _source(settings: Settings, source_id: str) -> Source:
@@ -122,6 +146,47 @@ def _retrieved_at(text: str | None) -> datetime:
     return value
 
 
+def _check_parses(
+    settings: Settings,
+    source: Source,
+    data: bytes,
+    url: str,
+    retrieved_at: datetime,
+    content_type: str,
+    path: Path,
+) -> None:
+    """Refuse bytes the source's parser rejects, with the parser's own message."""
+    from pipeline.extract import PARSERS
+    from pipeline.extract.staging import parse_problem
+    from pipeline.normalise.reviewed import ReviewedFiles
+
+    digest = sha256_hex(data)
+    extension = FORMATS[source.format].extension_for(content_type)
+    meta = SnapshotMeta(
+        source_id=source.id,
+        url=url,
+        retrieved_at=format_utc(retrieved_at),
+        sha256=digest,
+        size=len(data),
+        content_type=content_type,
+        obtained_by="manual",
+        file=snapshot_file_name(retrieved_at, digest, extension),
+    )
+    reviewed = None
+    if PARSERS[source.format].reads:  # claim pages and compilations are read through them
+        try:
+            reviewed = ReviewedFiles.load(settings.metadata)
+        except (OSError, ValueError) as error:
+            raise CommandError(f"cannot read the reviewed files to check {path}: {error}") from None
+    problem = parse_problem(meta, source, data, reviewed)
+    if problem is not None:
+        reason = problem.removeprefix(f"{meta.snapshot_id}: ")
+        raise CommandError(
+            f"{path}: the {source.format} parser cannot read it: {reason}; nothing stored "
+            "(--force stores it anyway)"
+        )
+
+
 def add(args: argparse.Namespace, settings: Settings) -> int:
     source = _source(settings, args.source_id)
     retrieved_at = _retrieved_at(args.retrieved_at)
@@ -137,6 +202,11 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
     )
     store = SnapshotStore(settings.raw_dir)
     with _open_capture(args.file) as reader:
+        if not args.force:
+            # read as a build would read it (whole, in memory): refused before anything is stored
+            data = reader.read(MAX_SNAPSHOT_BYTES + 1)
+            _check_parses(settings, source, data, url, retrieved_at, content_type, args.file)
+            reader = io.BytesIO(data)
         try:
             result = store.add_stream(
                 source.id,
@@ -180,11 +250,21 @@ def listing(args: argparse.Namespace, settings: Settings) -> int:
     source_id = None if args.source_id is None else _listed_source(settings, args.source_id)
     errors: list[str] = []
     store = SnapshotStore(settings.raw_dir)
-    snapshots = store.list(source_id, errors=errors)
+    snapshots, withdrawals = store.list_and_withdrawals(source_id, errors=errors)
     _report_cleaned(store)
-    for meta in snapshots:
-        print(f"{meta.retrieved_at}  {meta.obtained_by:<13} {meta.size:>9}  {meta.snapshot_id}")
-    if source_id is not None and not snapshots and not errors:
+    withdrawn = {w.snapshot_id: w for w in withdrawals}
+    everything = sorted(
+        [*snapshots, *(w.meta for w in withdrawals)],
+        key=lambda m: (m.retrieved_at, m.source_id, m.file),
+    )
+    for meta in everything:
+        line = f"{meta.retrieved_at}  {meta.obtained_by:<13} {meta.size:>9}  {meta.snapshot_id}"
+        withdrawal = withdrawn.get(meta.snapshot_id)
+        if withdrawal is not None:
+            why = f": {withdrawal.reason}" if withdrawal.reason else ""
+            line += f"  (withdrawn {withdrawal.withdrawn_at}{why})"
+        print(line)
+    if source_id is not None and not everything and not errors:
         print(f"no snapshot of {source_id} yet", file=sys.stderr)
     for error in errors:
         print(f"warning: {error}", file=sys.stderr)
@@ -194,7 +274,7 @@ def listing(args: argparse.Namespace, settings: Settings) -> int:
 def verify(_args: argparse.Namespace, settings: Settings) -> int:
     store = SnapshotStore(settings.raw_dir)
     problems: list[str] = []
-    snapshots = store.list(errors=problems)
+    snapshots = store.list(errors=problems, include_withdrawn=True)  # their bytes are kept
     for meta in snapshots:
         try:
             store.read(meta)
@@ -206,5 +286,24 @@ def verify(_args: argparse.Namespace, settings: Settings) -> int:
     return 1 if problems else 0
 
 
+def remove(args: argparse.Namespace, settings: Settings) -> int:
+    """Withdraw a snapshot: a marker beside its record; its bytes and record stay."""
+    source_id = _listed_source(settings, args.source_id)
+    store = SnapshotStore(settings.raw_dir)
+    try:
+        meta = store.find(source_id, args.snapshot_id)
+        withdrawal = store.withdraw(meta, " ".join(args.reason.split()), datetime.now(UTC))
+    except SnapshotError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot withdraw {args.snapshot_id}: {error}") from None
+    print(
+        f"withdrawn {meta.snapshot_id} at {withdrawal.withdrawn_at}: later builds leave it out "
+        "(its bytes and record stay)"
+    )
+    return 0
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    return {"add": add, "list": listing, "verify": verify}[args.action](args, settings)
+    actions = {"add": add, "list": listing, "verify": verify, "remove": remove}
+    return actions[args.action](args, settings)

@@ -59,10 +59,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     holder = build_holder(settings.lock_file)
     if holder is not None:
         # The UI itself is safe to open during a build (it only reads); a run launched from it
-        # would write the warehouse the build is writing.
+        # takes the warehouse lock too, so it fails at once while the build holds it.
         print(
-            f"note: a build is running ({settings.lock_file}: {holder}); runs launched from the "
-            "UI do not wait for it, so launch none until it finishes",
+            f"note: a build is running ({settings.lock_file}: {holder}); a run launched from the "
+            "UI fails at once until it finishes (runs take the warehouse lock)",
             file=sys.stderr,
         )
 

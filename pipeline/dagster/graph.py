@@ -11,26 +11,22 @@ from pipeline.dagster.assets.freshness import build_freshness_checks
 from pipeline.dagster.assets.raw import build_inventory_asset, build_raw_specs
 from pipeline.dagster.assets.release import out_exports, out_release
 from pipeline.dagster.assets.staging import build_staging_assets
+from pipeline.dagster.executor import build_executor
 from pipeline.dagster.resources import build_resources
 from pipeline.normalise.reviewed import file_digests
 from pipeline.raw.snapshots import parse_utc
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
 
-# A run launched from the UI runs each step in its own process. Every step writes the one
-# DuckDB file, which takes one writing process at a time: one step at a time. Each process is
-# forked from a server that imported the pipeline once (not a fresh interpreter per step).
-EXECUTOR = dg.multiprocess_executor.configured(
-    {
-        "max_concurrent": 1,
-        "start_method": {"forkserver": {"preload_modules": ["pipeline.dagster.graph"]}},
-    },
-    name="one_step_at_a_time",
-)
 BUILD_JOB = "build"  # every asset and check: what `speedbook build` runs, and the UI can launch
 
 
-def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.Definitions:
+def build_definitions(
+    settings: Settings, as_of: datetime | None = None, *, strict: bool = False
+) -> dg.Definitions:
+    """The graph of these locations. A run launched from the UI runs each step in its own
+    process, one at a time, inside the warehouse lock and a working copy of the warehouse
+    (pipeline/dagster/executor.py); `speedbook build` runs the same job in-process."""
     sources = load_registry(settings.registry)
     try:
         digests = file_digests(settings.metadata)  # the staging assets' code versions
@@ -56,8 +52,8 @@ def build_definitions(settings: Settings, as_of: datetime | None = None) -> dg.D
                 BUILD_JOB, selection=dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
             )
         ],
-        resources=build_resources(settings, as_of),
-        executor=EXECUTOR,
+        resources=build_resources(settings, as_of, strict=strict),
+        executor=build_executor(settings, as_of),
     )
 
 

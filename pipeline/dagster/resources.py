@@ -18,6 +18,7 @@ from pipeline.raw.inventory import Inventory, take_inventory
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.settings import Settings
+from pipeline.warehouse.swap import working_database
 
 
 class SpeedbookResource(dg.ConfigurableResource):
@@ -25,28 +26,65 @@ class SpeedbookResource(dg.ConfigurableResource):
     read: the registry, the inventory, the alias tables and the reviewed files, each loaded on
     first use. Dagster makes one resource per run and process, so every asset of a
     `speedbook build` (in-process) shares one inventory, and a step in its own process (the
-    UI's multiprocess executor) loads its own."""
+    UI's multiprocess executor) loads its own.
+
+    Every step writes the run's working copy of the warehouse (`database`), which the run's
+    envelope (`speedbook build`, or the executor of a UI run) made before the first step and
+    swaps in after the last; `in_place` writes the warehouse itself instead (tests that
+    materialise part of the graph with `dg.materialize`)."""
 
     registry: str
     warehouse: str
     exports: str
     metadata: str  # the folder of reviewed files
     as_of: str = ""  # ISO 8601; empty means "every snapshot on disk"
+    strict: bool = False  # publish no release while a snapshot in scope is rejected
+    in_place: bool = False
 
+    _run_id: str | None = PrivateAttr(default=None)
     _sources: dict[str, Source] | None = PrivateAttr(default=None)
     _inventories: dict[bool, Inventory] = PrivateAttr(default_factory=dict)
     _resolver: Resolver | None = PrivateAttr(default=None)
     _reviewed: ReviewedFiles | None = PrivateAttr(default=None)
 
     @classmethod
-    def from_settings(cls, settings: Settings, as_of: datetime | None = None) -> SpeedbookResource:
+    def from_settings(
+        cls,
+        settings: Settings,
+        as_of: datetime | None = None,
+        *,
+        strict: bool = False,
+        in_place: bool = False,
+    ) -> SpeedbookResource:
         return cls(
             registry=str(settings.registry),
             warehouse=str(settings.warehouse),
             exports=str(settings.exports),
             metadata=str(settings.metadata),
             as_of=as_of.isoformat() if as_of else "",
+            strict=strict,
+            in_place=in_place,
         )
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        run = context.run
+        self._run_id = run.run_id if run is not None else None
+
+    @property
+    def database(self) -> Path:
+        """The DuckDB file this run's steps read and write: the run's working copy."""
+        settings = self.settings
+        if self.in_place:
+            return settings.database
+        if self._run_id is None:
+            raise dg.Failure("the warehouse resource is used outside a run")
+        path = working_database(settings, self._run_id)
+        if not path.is_file():  # a run made outside `speedbook build` and the job's executor
+            raise dg.Failure(
+                f"run {self._run_id} has no working copy of the warehouse ({path}): launch the "
+                "`build` job (or Materialize) from the UI, or run `speedbook build`"
+            )
+        return path
 
     @property
     def settings(self) -> Settings:
@@ -111,13 +149,21 @@ class DocumentIOManager(dg.ConfigurableIOManager):
             ) from None
 
 
-def build_resources(settings: Settings, as_of: datetime | None = None) -> dict[str, Any]:
+def build_resources(
+    settings: Settings,
+    as_of: datetime | None = None,
+    *,
+    strict: bool = False,
+    in_place: bool = False,
+) -> dict[str, Any]:
     """The resources of the graph. Values between assets live under the instance's `storage/`
     with explicit IO managers, so an in-process run stores them as a multiprocess one does
     (Dagster's default would keep them in memory in-process)."""
     storage = settings.dagster_home / "storage"
     return {
-        "speedbook": SpeedbookResource.from_settings(settings, as_of),
+        "speedbook": SpeedbookResource.from_settings(
+            settings, as_of, strict=strict, in_place=in_place
+        ),
         "io_manager": dg.FilesystemIOManager(base_dir=str(storage)),
         "documents": DocumentIOManager(base_dir=str(storage / "documents")),
     }

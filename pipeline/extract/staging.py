@@ -2,11 +2,15 @@
 kept in the warehouse's `staging` schema, keyed by snapshot.
 
 A snapshot is re-read only when its parser's version changed, its last extraction failed, or its
-file no longer matches what was extracted (size or mtime moved; the sha256 then decides whether
-it was damaged). Snapshots are parsed in chunks, in worker processes when there is enough work;
-a chunk's rows are validated together (one Pandera call per frame, falling back to one snapshot
-at a time only to name a culprit) and written in one transaction, so a killed build keeps every
-finished chunk and loses none. Memory stays bounded by the chunk size.
+file was damaged and is good again. A file whose size, mtime or ctime moved since it was
+extracted is hashed: the same bytes keep their staged rows (a copied warehouse, a touched file),
+other bytes make the snapshot damaged. The ctime is what catches an edit that kept the size and
+put the old mtime back (nobody can set a ctime).
+
+Snapshots are parsed in chunks, in worker processes when there is enough work; a chunk's rows
+are validated together (one Pandera call per frame, falling back to one snapshot at a time only
+to name a culprit) and written in one transaction, so a killed build keeps every finished chunk
+and loses none. Memory stays bounded by the chunk size.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import pyarrow as pa
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import deferred, frame_of, validate_frame
 from pipeline.normalise.reviewed import ReviewedFiles
-from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore, sha256_hex
+from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore
 from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
@@ -48,7 +52,8 @@ CREATE TABLE IF NOT EXISTS staging.extractions (
     status VARCHAR NOT NULL,      -- ok | failed | damaged
     error VARCHAR,
     row_counts VARCHAR,           -- JSON {frame: rows}
-    extracted_at TIMESTAMPTZ NOT NULL
+    extracted_at TIMESTAMPTZ NOT NULL,
+    file_ctime_ns BIGINT          -- last, as ALTER adds it to an older cache (null there)
 )
 """
 EXTRACTION_COLUMNS = [
@@ -59,6 +64,7 @@ EXTRACTION_COLUMNS = [
     "sha256",
     "file_size",
     "file_mtime_ns",
+    "file_ctime_ns",
     "status",
     "error",
     "row_counts",
@@ -74,6 +80,7 @@ def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
     so their snapshots are read again: staging is a cache, nothing is lost."""
     con.execute("CREATE SCHEMA IF NOT EXISTS staging")
     con.execute(EXTRACTIONS_DDL)
+    con.execute("ALTER TABLE staging.extractions ADD COLUMN IF NOT EXISTS file_ctime_ns BIGINT")
     for name in sync_tables(con, "staging", FRAMES):
         formats = [p.format for p in PARSERS.values() if name in p.frames]
         con.execute("DELETE FROM staging.extractions WHERE format IN (SELECT unnest(?))", [formats])
@@ -99,6 +106,7 @@ class _Job:
     raw_root: str
     size: int
     mtime_ns: int
+    ctime_ns: int
     version: str  # the parser's cache version (Parser.cache_version)
 
 
@@ -114,28 +122,56 @@ class _Chunk:
     validate_seconds: float = 0.0
 
 
-def _parse(
-    job: _Job, store: SnapshotStore, reviewed: ReviewedFiles | None
-) -> dict[str, list[dict]] | str | SnapshotDamaged:
-    sid = job.meta.snapshot_id
-    try:
-        data = store.read(job.meta)
-    except SnapshotDamaged as error:
-        return error
-    except OSError as error:  # removed or unreadable since the plan looked at it
-        return f"{sid}: cannot read the snapshot: {error.strerror or error}"
-    parser = PARSERS[job.source.format]
+def _parse_data(
+    meta: SnapshotMeta,
+    source: Source,
+    data: bytes,
+    reviewed: ReviewedFiles | None,
+    version: str,
+) -> dict[str, list[dict]] | str:
+    """A snapshot's records per frame, or why its parser rejects it (a message naming it)."""
+    sid = meta.snapshot_id
+    parser = PARSERS[source.format]
     try:
         with deferred():
-            snapshot = SnapshotInput(job.meta, job.source, data, reviewed)
+            snapshot = SnapshotInput(meta, source, data, reviewed)
             return parser.parse(snapshot)  # type: ignore[return-value]
     except ExtractError as error:
         return str(error)
     except RecursionError:
         return f"{sid}: document nested too deeply to parse"
     except Exception as error:  # a parser bug: this snapshot fails, the others still load
-        name = f"{job.source.format} v{job.version}"
+        name = f"{source.format} v{version}"
         return f"{sid}: parser {name} failed: {type(error).__name__}: {error}"
+
+
+def parse_problem(
+    meta: SnapshotMeta, source: Source, data: bytes, reviewed: ReviewedFiles | None
+) -> str | None:
+    """Why a build would reject these bytes as a snapshot of `source` (its parser's message,
+    or its staged rows failing their model), or None when they would be read: the check of
+    `snapshot add` before it stores anything."""
+    parsed = _parse_data(meta, source, data, reviewed, PARSERS[source.format].version)
+    if isinstance(parsed, str):
+        return parsed
+    for name, rows in parsed.items():
+        try:
+            validate_frame(name, frame_of(name, rows))
+        except ValueError as error:
+            return f"{meta.snapshot_id}: {error}"
+    return None
+
+
+def _parse(
+    job: _Job, store: SnapshotStore, reviewed: ReviewedFiles | None
+) -> dict[str, list[dict]] | str | SnapshotDamaged:
+    try:
+        data = store.read(job.meta)
+    except SnapshotDamaged as error:
+        return error
+    except OSError as error:  # removed or unreadable since the plan looked at it
+        return f"{job.meta.snapshot_id}: cannot read the snapshot: {error.strerror or error}"
+    return _parse_data(job.meta, job.source, data, reviewed, job.version)
 
 
 def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
@@ -205,9 +241,9 @@ def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> 
 
 
 def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
-    """Each extracted snapshot's (parser_version, file_size, file_mtime_ns, status, sha256)."""
+    """Each extracted snapshot's (parser_version, (size, mtime_ns, ctime_ns), status)."""
     rows = con.execute(
-        "SELECT snapshot_id, parser_version, file_size, file_mtime_ns, status, sha256 "
+        "SELECT snapshot_id, parser_version, (file_size, file_mtime_ns, file_ctime_ns), status "
         "FROM staging.extractions"
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
@@ -224,6 +260,7 @@ def _extraction_row(
         "sha256": job.meta.sha256,
         "file_size": job.size,
         "file_mtime_ns": job.mtime_ns,
+        "file_ctime_ns": job.ctime_ns,
         "status": status,
         "error": error,
         "row_counts": json.dumps(counts or {}, sort_keys=True),
@@ -249,6 +286,27 @@ def _upsert_extractions(
     con.unregister("incoming_extractions")
 
 
+def _restat(con: duckdb.DuckDBPyConnection, jobs: list[_Job]) -> None:
+    """Record the file times of snapshots whose bytes were found unchanged (hashed)."""
+    if not jobs:
+        return
+    table = pa.table(
+        {
+            "snapshot_id": [job.meta.snapshot_id for job in jobs],
+            "file_size": pa.array([job.size for job in jobs], pa.int64()),
+            "file_mtime_ns": pa.array([job.mtime_ns for job in jobs], pa.int64()),
+            "file_ctime_ns": pa.array([job.ctime_ns for job in jobs], pa.int64()),
+        }
+    )
+    con.register("restat", table)
+    con.execute(
+        "UPDATE staging.extractions AS e SET file_size = r.file_size, "
+        "file_mtime_ns = r.file_mtime_ns, file_ctime_ns = r.file_ctime_ns "
+        "FROM restat AS r WHERE e.snapshot_id = r.snapshot_id"
+    )
+    con.unregister("restat")
+
+
 def _plan(
     con: duckdb.DuckDBPyConnection,
     store: SnapshotStore,
@@ -259,33 +317,44 @@ def _plan(
 ) -> list[_Job]:
     jobs: list[_Job] = []
     marks: list[dict[str, object]] = []
+    unchanged: list[_Job] = []
     now = datetime.now(UTC)
     for meta, source in snapshots:
         path = store.path_of(meta)
         version = versions[source.format]
         try:
-            stat = os.stat(path)
+            # never follows a link: what is read is what was stat'ed (the store refuses links)
+            info = os.stat(path, follow_symlinks=False)
         except OSError:
-            job = _Job(meta, source, str(store.root), 0, 0, version)
+            job = _Job(meta, source, str(store.root), 0, 0, 0, version)
             result.damaged.append(f"{meta.snapshot_id}: file missing")
             marks.append(_extraction_row(job, "damaged", "file missing", None, now))
             continue
-        job = _Job(meta, source, str(store.root), stat.st_size, stat.st_mtime_ns, version)
+        job = _Job(
+            meta, source, str(store.root), info.st_size, info.st_mtime_ns, info.st_ctime_ns, version
+        )
         done = previous.get(meta.snapshot_id)
-        if done is None or done[0] != version or done[3] == "failed":
-            jobs.append(job)
+        if done is None or done[0] != version or done[2] == "failed":
+            jobs.append(job)  # read through the store, which refuses what is not a plain file
             continue
-        if (done[1], done[2]) == (stat.st_size, stat.st_mtime_ns) and done[3] == "ok":
+        if tuple(done[1]) == (job.size, job.mtime_ns, job.ctime_ns) and done[2] == "ok":
             result.cached += 1
             continue
         # The file changed since it was extracted: only its hash says whether the bytes did.
-        if sha256_hex(path.read_bytes()) == meta.sha256:
-            jobs.append(job)  # same bytes (touched, or restored after damage): read it again
+        # Read through the store: a link (to /dev/zero, say) or an oversized file is refused.
+        try:
+            store.read(meta)
+        except SnapshotDamaged as error:
+            result.damaged.append(str(error))
+            marks.append(_extraction_row(job, "damaged", str(error), None, now))
+            continue
+        if done[2] == "ok":
+            unchanged.append(job)  # touched or copied, same bytes: the staged rows stand
+            result.cached += 1
         else:
-            error = "sha256 mismatch: the file was changed or damaged"
-            result.damaged.append(f"{meta.snapshot_id}: {error}")
-            marks.append(_extraction_row(job, "damaged", error, None, now))
+            jobs.append(job)  # restored after damage: read it again
     _upsert_extractions(con, marks)
+    _restat(con, unchanged)
     return jobs
 
 

@@ -24,7 +24,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -222,6 +222,7 @@ class Resolver:
         }
         # Labels repeat thousands of times in a build; each distinct text is resolved once.
         self._memo: dict[tuple[str, str], Resolution] = {}
+        self._suggested: dict[tuple[str, str], tuple[str, ...]] = {}
 
     @classmethod
     def load(cls, metadata_dir: Path) -> Resolver:
@@ -252,7 +253,9 @@ class Resolver:
     def model(self, text: str) -> Resolution:
         return self.resolve(MODEL, text)
 
-    def resolve(self, kind: str, text: str) -> Resolution:
+    def resolve(self, kind: str, text: str, *, suggest: bool = True) -> Resolution:
+        """`suggest`: close matches for an unresolved name (difflib against every alias: the
+        costly part); without it, `suggestions` is empty and `suggest()` gives them later."""
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}: expected one of {', '.join(KINDS)}")
         # Frames hand over None or NaN for empty cells: they resolve to nothing, not a crash.
@@ -261,6 +264,20 @@ class Resolver:
         found = self._memo.get(memo_key)
         if found is None:
             found = self._memo[memo_key] = self._resolve(kind, text)
+        if suggest and found.status == UNRESOLVED:
+            return replace(found, suggestions=self.suggest(kind, text))
+        return found
+
+    def suggest(self, kind: str, text: str) -> tuple[str, ...]:
+        """Close matches for a name no alias resolves (memoised), for a reviewer to confirm."""
+        text = text if isinstance(text, str) else ""
+        memo_key = (kind, text)
+        found = self._suggested.get(memo_key)
+        if found is None:
+            variant = parse_variant(text, provider=kind == PROVIDER)
+            base = variant.base
+            found = self._suggest(kind, base, _path_tail(base)) if base else ()
+            self._suggested[memo_key] = found
         return found
 
     def resolve_stable(self, kind: str, name: str, stable_id: str | None = None) -> Resolution:
@@ -268,11 +285,11 @@ class Resolver:
         then on `stable_id`, the source's own id when the name is a display name), then by
         slug equality with a reviewed entity's id, else as an unreviewed entity under the stable
         id's normalised slug. Unresolved only when neither yields a slug."""
-        named = self.resolve(kind, name)
+        named = self.resolve(kind, name, suggest=False)
         if named.resolved or stable_id is None or stable_id == name:
             candidate = named
         else:
-            by_id = self.resolve(kind, stable_id)
+            by_id = self.resolve(kind, stable_id, suggest=False)
             candidate = by_id if by_id.resolved else named
         if candidate.resolved:
             return candidate
@@ -314,15 +331,7 @@ class Resolver:
             if alias is not None:
                 rule = f"alias {alias.spelling_for(tail)!r} on path tail of {variant.base!r}"
                 return _resolved(text, variant, alias.entity_id, rule)
-        return _unresolved(text, variant, ())
-
-    def suggest(self, kind: str, text: str) -> tuple[str, ...]:
-        """Up to three reviewed ids close to `text`, for a reviewer. Computed only for names
-        that are reported (difflib over every alias): resolving never computes them."""
-        variant = parse_variant(text if isinstance(text, str) else "", provider=kind == PROVIDER)
-        if not variant.base:
-            return ()
-        return self._suggest(kind, variant.base, _path_tail(variant.base))
+        return _unresolved(text, variant, ())  # suggestions on demand: `suggest`
 
     def _suggest(self, kind: str, base: str, tail: str | None) -> tuple[str, ...]:
         candidates = self._candidates[kind]

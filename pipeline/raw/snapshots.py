@@ -14,6 +14,9 @@ MAX_SNAPSHOT_BYTES). A writer holds a shared flock on the folder while its tempo
 an exclusive flock taken without waiting therefore proves that no writer is live there, and
 under it an add or a listing deletes the temporary files killed writers left (the kernel drops a
 dead writer's lock), as the publisher does with its folders.
+
+A snapshot stored by mistake is withdrawn, never deleted: ``<same>.withdrawn.json`` beside its
+record says when and why; listings and builds leave it out, its bytes and record stay.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from pipeline.support.sizes import format_size
 from pipeline.support.text import url_for_message, url_problem
 
 META_SUFFIX = ".meta.json"
+# `<file>.withdrawn.json` beside a record: the snapshot was withdrawn by hand (when, why). Its
+# bytes and record stay for provenance; listings leave it out unless asked.
+WITHDRAWN_SUFFIX = ".withdrawn.json"
 TMP_PREFIX = ".tmp-"  # a file being written; hidden, so no listing takes it for a snapshot
 COPY_CHUNK = 1 << 20
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -104,6 +110,23 @@ class AddResult:
     meta: SnapshotMeta
     created: bool
     skipped: tuple[str, ...] = ()  # the source's unreadable records, left out of the comparison
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """A snapshot taken out of every later build by hand (`speedbook snapshot remove`)."""
+
+    meta: SnapshotMeta
+    withdrawn_at: str  # ISO 8601, UTC, "Z"
+    reason: str
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.meta.snapshot_id
+
+    @property
+    def withdrawn(self) -> datetime:
+        return parse_utc(self.withdrawn_at)
 
 
 class TimeOutOfRange(ValueError):
@@ -472,6 +495,11 @@ class SnapshotStore:
             if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
                 return AddResult(same[-1], created=False, skipped=tuple(skipped))
             name = snapshot_file_name(retrieved_at, digest, extension)
+            if (directory / (name + WITHDRAWN_SUFFIX)).exists():
+                raise SnapshotError(
+                    f"{source_id}/{name} holds these bytes at this time and was withdrawn; "
+                    "store them again with another --retrieved-at"
+                )
             if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
                 raise SnapshotError(
                     f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away "
@@ -522,9 +550,73 @@ class SnapshotStore:
         *,
         as_of: datetime | None = None,
         errors: list[str] | None = None,
+        include_withdrawn: bool = False,
     ) -> list[SnapshotMeta]:
-        """Snapshots oldest first. Unreadable metadata is skipped and reported into ``errors``
-        when given, otherwise raised."""
+        """Snapshots oldest first, without the withdrawn ones unless `include_withdrawn`.
+        Unreadable metadata is skipped and reported into ``errors`` when given, otherwise
+        raised."""
+        found, withdrawn = self._scan(source_id, as_of, errors)
+        if include_withdrawn:
+            return found
+        return [meta for meta in found if meta.snapshot_id not in withdrawn]
+
+    def withdrawals(
+        self,
+        source_id: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        errors: list[str] | None = None,
+    ) -> list[Withdrawal]:
+        """The withdrawn snapshots, oldest first, each with when and why it was withdrawn."""
+        return self.list_and_withdrawals(source_id, as_of=as_of, errors=errors)[1]
+
+    def list_and_withdrawals(
+        self,
+        source_id: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        errors: list[str] | None = None,
+    ) -> tuple[list[SnapshotMeta], list[Withdrawal]]:
+        """`list()` and `withdrawals()` from one scan of the store."""
+        found, withdrawn = self._scan(source_id, as_of, errors)
+        return (
+            [meta for meta in found if meta.snapshot_id not in withdrawn],
+            [self._withdrawal(meta) for meta in found if meta.snapshot_id in withdrawn],
+        )
+
+    def withdraw(self, meta: SnapshotMeta, reason: str, when: datetime) -> Withdrawal:
+        """Mark a snapshot withdrawn: `<file>.withdrawn.json` beside its record, written
+        atomically. The bytes and the record are kept; no later build or listing uses it."""
+        marker = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
+        if marker.exists() or marker.is_symlink():
+            raise SnapshotError(f"{meta.snapshot_id} is already withdrawn ({marker})")
+        record = {
+            "snapshot_id": meta.snapshot_id,
+            "withdrawn_at": format_utc(when),
+            "reason": reason,
+        }
+        text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        _atomic_write(marker, text.encode("utf-8"))
+        return Withdrawal(meta, record["withdrawn_at"], reason)
+
+    def _withdrawal(self, meta: SnapshotMeta) -> Withdrawal:
+        """A withdrawn snapshot's marker as read; a marker that cannot be read still withdraws
+        its snapshot (the file's presence is what counts), with a reason that says so."""
+        path = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
+        try:
+            record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
+            withdrawn_at = format_utc(parse_utc(record["withdrawn_at"]))
+            reason = record.get("reason", "")
+            if not isinstance(reason, str):
+                raise ValueError("reason is not a string")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            return Withdrawal(meta, meta.retrieved_at, f"(unreadable marker {path.name}: {error})")
+        return Withdrawal(meta, withdrawn_at, reason)
+
+    def _scan(
+        self, source_id: str | None, as_of: datetime | None, errors: list[str] | None
+    ) -> tuple[list[SnapshotMeta], set[str]]:
+        """Every readable record (oldest first), and the ids of those withdrawn."""
         if source_id is None:
             directories: Iterable[Path] = (
                 sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
@@ -537,12 +629,18 @@ class SnapshotStore:
             directories = (self.source_dir(source_id),)
         index = _MetaIndex.load(self.root)
         found: list[SnapshotMeta] = []
+        withdrawn: set[str] = set()
         for directory in directories:
             if not directory.is_dir():
                 continue
             entries = [entry.name for entry in os.scandir(directory)]
             if any(name.startswith(TMP_PREFIX) for name in entries):
                 self.cleaned += clean_leftovers(directory)
+            markers = {
+                name.removesuffix(WITHDRAWN_SUFFIX)
+                for name in entries
+                if name.endswith(WITHDRAWN_SUFFIX) and not name.startswith(".")
+            }
             names = sorted(
                 name for name in entries if name.endswith(META_SUFFIX) and not name.startswith(".")
             )
@@ -558,10 +656,25 @@ class SnapshotStore:
                     continue
                 if as_of is None or meta.retrieved <= as_of:
                     found.append(meta)
+                    if meta.file in markers:
+                        withdrawn.add(meta.snapshot_id)
             index.keep_only(directory.name, names)
         index.save()
         found.sort(key=lambda m: (m.retrieved_at, m.source_id, m.file))
-        return found
+        return found, withdrawn
+
+    def find(self, source_id: str, name: str) -> SnapshotMeta:
+        """A snapshot of a source by its file name or its id (`<source_id>/<file>`), withdrawn
+        ones included; raises SnapshotError naming what was asked for when there is none."""
+        file = name.removeprefix(f"{source_id}/")
+        errors: list[str] = []
+        for meta in self.list(source_id, errors=errors, include_withdrawn=True):
+            if meta.file == file:
+                return meta
+        raise SnapshotError(
+            f"no snapshot {name!r} of source {source_id!r} "
+            f"(see `speedbook snapshot list {source_id}`)"
+        )
 
     def latest(self, source_id: str, *, as_of: datetime | None = None) -> SnapshotMeta | None:
         snapshots = self.list(source_id, as_of=as_of)

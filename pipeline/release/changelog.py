@@ -796,4 +796,5 @@ def render_markdown(changes: dict[str, Any]) -> str:
         schema_changed=not first and changes["schema_version_changed"],
         sections=[] if first else [s for s in _sections(changes) if s[2]],
         reobserved=_plural(count, "figure") if (count := reobserved_count(changes)) else None,
+        notes=[note["text"] for note in changes.get("notes") or ()],
     )

@@ -14,6 +14,13 @@ Crash safety, step by step (a SIGKILL may land between any two of them):
 4. point a new symlink at the newest complete release and rename it over `exports/latest`
    (atomic), so `latest` always names a complete release.
 Listing ignores dot-folders, so a leftover `.tmp-*` is never taken for a release.
+
+A build hands in a check of the snapshots a release cites (`SnapshotCheck`: still stored, not
+withdrawn, its bytes still those of the sha256 the release records). A release is published
+only if every snapshot it cites passes, and `latest` passes over a release that cites one that
+no longer does. A build of every snapshot (not --as-of) takes `latest` for its content, even
+from a newer release whose snapshots it can no longer use: publishing its content again under
+a new version when it equals an older release.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -62,6 +69,11 @@ Render = Callable[[str], Documents]
 # Writes more release content (Parquet, a preview page...) into the staging folder before the
 # rename: populate(staging_dir, version). It must not change the files already there.
 Populate = Callable[[Path, str], None]
+# Why a snapshot a release cites (by id and the sha256 the release records) can no longer be
+# vouched for, or None when it can.
+SnapshotCheck = Callable[[str, str], str | None]
+# The documents of a release folder by version, None when it is damaged (read once per publish).
+ReadRelease = Callable[[str], "Documents | None"]
 
 
 class PublishError(RuntimeError):
@@ -220,14 +232,17 @@ class Plan:
     documents: Documents
 
 
-def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan:
+def plan_release(
+    exports_dir: Path, data_date: datetime, render: Render, *, new: bool = False
+) -> Plan:
     """Decide the version. When the newest release of the same data date has identical exports
     (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
     date. Only the newest one is compared: content equal to an older same-date release (a
-    reverted change) is a new release, because it differs from what the newest one says."""
+    reverted change) is a new release, because it differs from what the newest one says.
+    `new`: a new version whatever the content (the release `latest` names must be replaced)."""
     existing = list_versions(exports_dir)
     same_date = _same_date(existing, base_version(data_date))
-    if same_date:
+    if same_date and not new:
         newest = same_date[-1]
         stored = _stored_exports(exports_dir / newest)
         documents = _with_as_of(render(newest), _stored_as_of(stored))
@@ -237,6 +252,52 @@ def plan_release(exports_dir: Path, data_date: datetime, render: Render) -> Plan
     version = next_version(data_date, existing)
     documents = render(version)
     return Plan(version, True, render_files(documents), documents)
+
+
+def cited_snapshots(documents: Documents) -> dict[str, str]:
+    """Every snapshot the exports cite: id -> the sha256 they record for it."""
+    cited: dict[str, str] = {}
+    for document in documents.values():
+        for ref in document.get("snapshots") or ():
+            if isinstance(ref, Mapping) and isinstance(ref.get("id"), str):
+                cited[ref["id"]] = str(ref.get("sha256") or "")
+    return cited
+
+
+def unusable_citations(documents: Documents, check: SnapshotCheck) -> list[str]:
+    """`<snapshot id>: <why>` for each cited snapshot the check refuses, by id."""
+    return [
+        f"{snapshot_id}: {why}"
+        for snapshot_id, sha256 in sorted(cited_snapshots(documents).items())
+        if (why := check(snapshot_id, sha256)) is not None
+    ]
+
+
+def _reader(exports_dir: Path) -> ReadRelease:
+    """Release folders read (hashed and parsed) at most once per publish."""
+    seen: dict[str, Documents | None] = {}
+
+    def read(version: str) -> Documents | None:
+        if version not in seen:
+            try:
+                seen[version] = read_release(exports_dir / version)
+            except ReleaseDamaged:
+                seen[version] = None
+        return seen[version]
+
+    return read
+
+
+def _checked_once(check: SnapshotCheck) -> SnapshotCheck:
+    """`check`, asked at most once per snapshot in a publish (it reads and hashes the bytes)."""
+    seen: dict[tuple[str, str], str | None] = {}
+
+    def checked(snapshot_id: str, sha256: str) -> str | None:
+        if (snapshot_id, sha256) not in seen:
+            seen[snapshot_id, sha256] = check(snapshot_id, sha256)
+        return seen[snapshot_id, sha256]
+
+    return checked
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -273,31 +334,42 @@ def clean_leftovers(exports_dir: Path) -> list[str]:
     return removed
 
 
-def point_latest_at_newest(exports_dir: Path, checked: str | None = None) -> str | None:
+def point_latest_at_newest(
+    exports_dir: Path,
+    checked: str | None = None,
+    usable: Callable[[str], bool] | None = None,
+) -> str | None:
     """`latest` follows the newest complete release (by version), whatever order releases were
     published in; returns the version it names. `checked` names a release the caller has just
-    verified (write_release checks it before the rename), so it is not hashed again."""
+    verified (write_release checks it before the rename), so it is not hashed again. With
+    `usable` (complete, and every snapshot it cites still good), `latest` passes over releases
+    that fail it; when none passes, it names the newest complete one."""
+    # newest first, so only the releases above the newest complete one are ever hashed
+    newest_first = list(reversed(list_versions(exports_dir)))
+    newest = None
+    if usable is not None:
+        newest = next((v for v in newest_first if v == checked or usable(v)), None)
+    if newest is None:
+        newest = next(
+            (v for v in newest_first if v == checked or is_complete(exports_dir / v)), None
+        )
+    return point_latest_at(exports_dir, newest)
+
+
+def point_latest_at(exports_dir: Path, version: str | None) -> str | None:
+    """Switch `latest` to `version` (a complete release) by renaming a new symlink over it."""
     link = exports_dir / LATEST
     if link.exists() and not link.is_symlink():
         raise PublishError(f"{link} is not a symlink; move it away so it can be switched")
-    # newest first, so only the releases above the newest complete one are ever hashed
-    newest = next(
-        (
-            v
-            for v in reversed(list_versions(exports_dir))
-            if v == checked or is_complete(exports_dir / v)
-        ),
-        None,
-    )
-    if newest is None or (link.is_symlink() and os.readlink(link) == newest):
-        return newest
+    if version is None or (link.is_symlink() and os.readlink(link) == version):
+        return version
     tmp = exports_dir / f"{LATEST_TMP_PREFIX}{os.getpid()}"
     tmp.unlink(missing_ok=True)
-    os.symlink(newest, tmp)
+    os.symlink(version, tmp)
     pause_point("switching", PAUSE_ENV)
     os.replace(tmp, link)
     _fsync_dir(exports_dir)
-    return newest
+    return version
 
 
 def write_release(
@@ -364,17 +436,28 @@ def publish_lock(exports_dir: Path, wait_seconds: float = 60.0) -> Iterator[None
         os.close(handle)
 
 
-def previous_release(exports_dir: Path, version: str) -> tuple[str | None, Release | None]:
+def previous_release(
+    exports_dir: Path,
+    version: str,
+    *,
+    read: ReadRelease | None = None,
+    usable: Callable[[Documents], bool] | None = None,
+) -> tuple[str | None, Release | None]:
     """The newest complete release before `version`, parsed; (None, None) for the first. Walks
     newest-first and stops at the first complete one, so each publish hashes one earlier release
-    (once: reading it is the check), however long the history grows."""
+    (once: reading it is the check), however long the history grows. With `usable`, a release
+    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped."""
+    read = read or _reader(exports_dir)
     for candidate in reversed(list_versions(exports_dir)):
         if version_key(candidate) >= version_key(version):
             continue
-        try:
-            return candidate, parse_release(read_release(exports_dir / candidate))
-        except (ReleaseDamaged, UnreadableRelease):
+        documents = read(candidate)
+        if documents is None or (usable is not None and not usable(documents)):
             continue  # damaged (a hand edit, a bad disk): compare with the one before it
+        try:
+            return candidate, parse_release(documents)
+        except UnreadableRelease:
+            continue
     return None, None
 
 
@@ -396,15 +479,60 @@ def publish_release(
     populate: Sequence[Populate] = (),
     *,
     lock_wait: float = 60.0,
+    notes: Sequence[Mapping[str, Any]] = (),
+    check: SnapshotCheck | None = None,
+    take_latest: bool = False,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
-    gets CHANGELOG.md and changes.json against the newest complete release before it."""
+    gets CHANGELOG.md and changes.json against the newest complete release before it, with the
+    build's `notes` (snapshots it could not use or that were withdrawn: each a mapping with a
+    `text`). With `check`, nothing citing a snapshot it refuses is published, and `latest`
+    passes over releases that cite one.
+
+    `take_latest` (a build of every snapshot, not an --as-of one): this build's content becomes
+    `latest`, even when its data date is older than the release `latest` names (that release's
+    newest snapshots were rejected, damaged or withdrawn since). Content equal to an older
+    release is then published again under a new version, its changelog against the release it
+    replaces as `latest`, so that consumers see what changed."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
+        read = _reader(exports_dir)
+        checked = _checked_once(check) if check is not None else None
+
+        def cites_only_good(documents: Documents) -> bool:
+            return checked is None or not unusable_citations(documents, checked)
+
+        def usable(version: str) -> bool:
+            documents = read(version)
+            return documents is not None and cites_only_good(documents)
+
         plan = plan_release(exports_dir, data_date, render)
-        if not plan.is_new:
-            point_latest_at_newest(exports_dir)
+        refused = unusable_citations(plan.documents, checked) if checked is not None else []
+        if refused:
+            raise PublishError(
+                f"release {plan.version} not published: it would cite {len(refused)} snapshot(s) "
+                f"that are no longer good ({refused[0]}); build again to read their sources "
+                "from their last good snapshots"
+            )
+        if take_latest and not plan.is_new and read(plan.version) is None:
+            plan = plan_release(exports_dir, data_date, render, new=True)  # its twin is damaged
+        current = latest_version(exports_dir) if take_latest else None
+        if current is not None and read(current) is None:
+            current = None  # damaged: nothing to replace, the usual rules pass over it
+        # latest names a newer release than this build's: this build replaces it
+        replaced = (
+            current
+            if current is not None
+            and current != plan.version
+            and version_key(current) > version_key(plan.version)
+            else None
+        )
+        if not plan.is_new and replaced is None:
+            if take_latest:
+                point_latest_at(exports_dir, plan.version)
+            else:
+                point_latest_at_newest(exports_dir, usable=usable if checked is not None else None)
             return PublishResult(
                 plan.version,
                 False,
@@ -412,15 +540,38 @@ def publish_release(
                 f"nothing new: identical to release {plan.version}",
                 cleaned=cleaned,
             )
-        previous, old = previous_release(exports_dir, plan.version)
+        if not plan.is_new:
+            plan = plan_release(exports_dir, data_date, render, new=True)
+        if replaced is not None:
+            previous: str | None = replaced
+            old = parse_release(read(replaced))  # type: ignore[arg-type]
+        else:
+            previous, old = previous_release(
+                exports_dir,
+                plan.version,
+                read=read,
+                usable=cites_only_good if checked is not None else None,
+            )
         changes = compare(old, plan.documents)
+        notes = [dict(note) for note in notes]
+        if replaced is not None:
+            notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
+        if notes:
+            changes["notes"] = notes
         files = plan.files | {
             CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
             CHANGES_JSON: dumps(changes),
         }
         path = write_release(exports_dir, plan.version, files, populate)
-        point_latest_at_newest(exports_dir, checked=plan.version)
+        if take_latest:
+            point_latest_at(exports_dir, plan.version)
+        else:
+            point_latest_at_newest(
+                exports_dir, checked=plan.version, usable=usable if checked is not None else None
+            )
         summary = summary_line(changes)
+        if replaced is not None:
+            summary += f"; replaces release {replaced} as latest"
         return PublishResult(
             plan.version,
             True,
@@ -430,6 +581,22 @@ def publish_release(
             summary=summary,
             cleaned=cleaned,
         )
+
+
+def _replacement_note(
+    replaced: str, documents: Documents, check: SnapshotCheck | None
+) -> dict[str, str]:
+    why = unusable_citations(documents, check) if check is not None else []
+    reason = (
+        f"it cites {len(why)} snapshot(s) no longer good ({why[0]})"
+        if why
+        else "it was built from snapshots this build no longer reads (see the notes above)"
+    )
+    return {
+        "kind": "replaces",
+        "release": replaced,
+        "text": f"replaces release {replaced} as latest: {reason}",
+    }
 
 
 def find_release(exports_dir: Path, ref: str) -> Path:

@@ -3,6 +3,7 @@ checked a batch of snapshots at a time, so a year of history never sits in memor
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import duckdb
@@ -13,16 +14,27 @@ import pandera.pandas as pa
 BATCH_SNAPSHOTS = 2_000
 
 
+def _owner(rows: pd.DataFrame, index: object) -> str | None:
+    """The snapshot of the row a failure case points at (rows keep their RangeIndex)."""
+    if "snapshot_id" not in rows or not isinstance(index, numbers.Real) or pd.isna(index):
+        return None
+    position = int(index)
+    return rows["snapshot_id"].iat[position] if 0 <= position < len(rows) else None
+
+
 def validate_by_snapshot(
     con: duckdb.DuckDBPyConnection,
     model: type[pa.DataFrameModel],
     table: str,
     snapshot_ids: Sequence[str],
     batch: int = BATCH_SNAPSHOTS,
+    limit: int | None = 50,
 ) -> tuple[int, pd.DataFrame | None]:
     """Validate the rows of `table` that belong to these snapshots; returns (rows checked,
-    failure cases or None). A model's unique key must include snapshot_id for batches to see
-    every duplicate; a table-wide key is checked in SQL by the caller."""
+    failure cases or None): Pandera's, at most `limit` of them (None: all), each with the
+    `snapshot_id` of its row (null for a failure of a whole column or table). A model's unique
+    key must include snapshot_id for batches to see every duplicate; a table-wide key is checked
+    in SQL by the caller."""
     checked = 0
     failures: list[pd.DataFrame] = []
     ids = list(snapshot_ids)
@@ -35,7 +47,9 @@ def validate_by_snapshot(
         try:
             model.validate(rows, lazy=True)
         except pa_errors.SchemaErrors as errors:
-            failures.append(errors.failure_cases.head(50))
-            if sum(len(f) for f in failures) >= 50:
+            cases = errors.failure_cases if limit is None else errors.failure_cases.head(limit)
+            cases = cases.assign(snapshot_id=[_owner(rows, i) for i in cases["index"]])
+            failures.append(cases)
+            if limit is not None and sum(len(f) for f in failures) >= limit:
                 break
     return checked, pd.concat(failures, ignore_index=True) if failures else None

@@ -18,6 +18,7 @@ from pipeline.raw.freshness import confirmations
 from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import read_outcomes
 from pipeline.schema.core import CORE_TABLES, CoreTable
+from pipeline.support.limits import MESSAGE_ITEMS, METADATA_ITEMS
 from pipeline.support.progress import report, warn
 from pipeline.support.text import shorten
 from pipeline.support.timing import StageClock
@@ -60,7 +61,7 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
     with clock.stage("inventory"):
         inventory = speedbook.inventory()
-    with connect(speedbook.settings.database) as con, clock.stage("normalise"):
+    with connect(speedbook.database) as con, clock.stage("normalise"):
         labels = resolve_labels(
             con, speedbook.resolver(), speedbook.reviewed().platforms, _ids(inventory)
         )
@@ -75,7 +76,7 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
             "unreviewed": len(labels.unreviewed),
             # a few rows in the event log; the full list is staging.label_resolution
             "report": dg.MetadataValue.md(
-                unresolved.head(REPORTED_NAMES).to_markdown(index=False) or "none"
+                unresolved.head(METADATA_ITEMS).to_markdown(index=False) or "none"
             ),
             **stage_metadata(clock),
         },
@@ -90,15 +91,12 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
     )
 
 
-REPORTED_NAMES = 20  # names an event's metadata shows; staging.label_resolution has them all
-
-
 def held_back_summary(held_back: pd.DataFrame) -> str:
     """One line for the run log and the build summary: the most used unresolved names whose
-    figures are held back (at most REPORTED_NAMES), with suggestions, and how many in all."""
+    figures are held back (at most MESSAGE_ITEMS), with suggestions, and how many in all."""
     if held_back.empty:
         return "all names behind figures resolve"
-    shown = held_back.head(5)
+    shown = held_back.head(MESSAGE_ITEMS)
     names = ", ".join(
         f"{r.kind} {shorten(str(r.label), 60)!r}"
         + (f" (suggestions {', '.join(r.suggestions)})" if len(r.suggestions) else "")
@@ -245,7 +243,7 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
     reviewed = speedbook.reviewed()
     for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
         warn(f"reviewed files: {problem}")
-    with connect(settings.database) as con:
+    with connect(speedbook.database) as con:
         with clock.stage("load"):
             loaded = build_core(
                 con,
@@ -294,7 +292,7 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
 )
 def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
-    with connect(speedbook.settings.database) as con, clock.stage("sql"):
+    with connect(speedbook.database) as con, clock.stage("sql"):
         applied = apply_marts(con)
         headlines = con.execute(
             "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "

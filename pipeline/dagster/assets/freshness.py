@@ -96,7 +96,7 @@ def build_freshness_checks(sources: dict[str, Source]) -> dg.AssetChecksDefiniti
     def raw_freshness(
         context: dg.AssetCheckExecutionContext, speedbook: SpeedbookResource
     ) -> Iterator[dg.AssetCheckResult]:
-        with connect(speedbook.settings.database) as con:
+        with connect(speedbook.database) as con:
             cursor = con.execute(HEALTH)
             names = [d[0] for d in cursor.description]
             rows = {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}

@@ -1,6 +1,9 @@
 """Release layer: the three exports (each with a blocking JSON Schema check) and the release
 that publishes them as a new version when their content changed. The documents reach the
-release through Dagster's IO manager (`DocumentIOManager`), whichever process runs each step."""
+release through Dagster's IO manager (`DocumentIOManager`), whichever process runs each step.
+The release names, in its changelog, the snapshots the build could not use (rejected, damaged)
+or that were withdrawn, verifies every snapshot it cites, and under --strict is not published
+while a snapshot in scope was rejected or damaged."""
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,16 +15,19 @@ import dagster as dg
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
+from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import markdown_table
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
+from pipeline.release.notes import last_published, not_used, withdrawn_since
 from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
 from pipeline.release.publish import Populate, Render, publish_release
 from pipeline.release.queries import read_inputs
-from pipeline.support.progress import report
+from pipeline.support.limits import METADATA_ITEMS, capped
+from pipeline.support.progress import report, warn
 from pipeline.support.settings import Settings
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
@@ -29,17 +35,20 @@ from pipeline.warehouse.connection import connect
 RELEASE = dg.AssetKey("out_release")
 DOCUMENTS = "documents"  # the IO manager that hands the exports to the release
 PLACEHOLDER_VERSION = "0000.00.00"  # documents are re-rendered with the real version at release
+CHANGELOG_NOTES = 100  # notes a changelog lists; the rest are counted (mart.source_health)
+WHERE_ALL = "every one: mart.source_health and core.extractions"
 
 
 # More release content, written into the release folder before it is renamed into place:
 # each is called as populate(staging_dir, version) (Parquet, a preview page, ...).
-def release_extras(settings: Settings, render: Render) -> list[Populate]:
-    """What a release holds besides the exports: Parquet of the warehouse for engines beyond one
-    machine, and index.html, a self-contained preview page built from the release's exports."""
+def release_extras(settings: Settings, database: Path, render: Render) -> list[Populate]:
+    """What a release holds besides the exports: Parquet of the warehouse (`database`, the run's)
+    for engines beyond one machine, and index.html, a self-contained preview page built from the
+    release's exports."""
 
     def parquet(folder: Path, _version: str) -> None:
         earlier = settings.exports / "latest" / "parquet"
-        with connect(settings.database, read_only=True) as con:
+        with connect(database, read_only=True) as con:
             write_parquet(con, folder / "parquet", earlier if earlier.is_dir() else None)
 
     def preview(folder: Path, version: str) -> None:
@@ -85,8 +94,7 @@ def _headline_markdown(document: dict[str, Any]) -> str:
 )
 def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
-    settings = speedbook.settings
-    with connect(settings.database, read_only=False) as con, clock.stage("sql"):
+    with connect(speedbook.database, read_only=False) as con, clock.stage("sql"):
         inputs = read_inputs(con)
     with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
@@ -137,15 +145,40 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     def render(version: str) -> dict[str, dict[str, Any]]:
         return {name: doc | {"version": version} for name, doc in documents.items()}
 
+    with connect(speedbook.database, read_only=True) as con:
+        unused = not_used(con)
+        withdrawn = withdrawn_since(con, speedbook.inventory().withdrawn, last_published(con))
+    texts = [note.text for note in unused]
+    for line in capped(texts, METADATA_ITEMS, WHERE_ALL):
+        warn(line)
+    if speedbook.strict and unused:
+        raise dg.Failure(
+            description=f"not published (--strict): {len(unused)} snapshot(s) newer than the "
+            "ones their sources are read from could not be used (listed in `notes`)",
+            metadata={
+                "snapshots_not_used": len(unused),
+                "notes": dg.MetadataValue.json(capped(texts, METADATA_ITEMS, WHERE_ALL)),
+            },
+        )
+    notes = [note.to_json() for note in [*unused, *withdrawn]]
+    if len(notes) > CHANGELOG_NOTES:
+        left = len(notes) - CHANGELOG_NOTES
+        notes = [*notes[:CHANGELOG_NOTES], {"kind": "more", "text": f"... and {left:,} more"}]
     with clock.stage("export"):
         result = publish_release(
-            settings.exports, data_date, render, release_extras(settings, render)
+            settings.exports,
+            data_date,
+            render,
+            release_extras(settings, speedbook.database, render),
+            notes=notes,
+            check=citation_check(speedbook.store()),
+            take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
         )
     if result.cleaned:
         report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
     report(result.message)
     published_at = {result.version: datetime.now(UTC)} if result.published else {}
-    with connect(settings.database, read_only=False) as con:
+    with connect(speedbook.database, read_only=False) as con:
         recorded = record_releases(con, settings.exports, published_at)
     return dg.MaterializeResult(
         metadata={
@@ -156,6 +189,10 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
             "previous": result.previous or "",
             "changes": result.summary,
             "history_rows_added": len(recorded),
+            "snapshots_not_used": len(unused),
+            # what the build's summary prints: the first few, and how many more there are
+            "notes": dg.MetadataValue.json(capped(texts, METADATA_ITEMS, WHERE_ALL)),
+            "withdrawn": dg.MetadataValue.json([note.text for note in withdrawn][:METADATA_ITEMS]),
             **stage_metadata(clock),
         }
     )

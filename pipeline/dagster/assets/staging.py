@@ -1,6 +1,11 @@
 """Staged layer: one asset per format. Each extracts its sources' new snapshots into the
 warehouse's `staging` schema; a blocking check per frame re-validates, with the very Pandera model
-the parser used, the rows after their round trip through DuckDB."""
+the parser used, the rows after their round trip through DuckDB.
+
+A failure stays with its snapshot: one its parser rejects, or whose staged rows fail the check,
+is recorded as a failed extraction (`staging.extractions`), and its source is read from its
+newest good snapshot (`mart.latest_snapshots`), as for a damaged one; the build goes on. Only a
+failure no snapshot can be blamed for (a whole column of the wrong type) fails the check."""
 
 from collections.abc import Iterator, Mapping
 
@@ -15,6 +20,7 @@ from pipeline.extract.staging import extract
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
+from pipeline.support.limits import METADATA_ITEMS, capped, capped_text
 from pipeline.support.progress import warn
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
@@ -29,28 +35,79 @@ def staging_asset_key(format_name: str) -> dg.AssetKey:
     return dg.AssetKey(f"staging_{format_name}")
 
 
+def _failure_text(case: object) -> str:
+    """One Pandera failure case as a short phrase: column, check, the value that failed."""
+    column = getattr(case, "column", None)
+    check = getattr(case, "check", None)
+    value = getattr(case, "failure_case", None)
+    return capped_text(f"column {column}: {check} (got {value!r})", 200)
+
+
 def _check_frame(
     con: duckdb.DuckDBPyConnection,
     frame: str,
     snapshot_ids: list[str],
     new_ids: list[str],
     total: int,
-) -> dg.AssetCheckResult:
-    """`total` is the frame's row count over `snapshot_ids` (the materialisation counted it)."""
+) -> tuple[dg.AssetCheckResult, dict[str, str]]:
+    """Re-validate a frame's staged rows; returns the check and the snapshots to reject (id ->
+    why) for rows of theirs that fail. `total` is the frame's row count over `snapshot_ids`."""
+    model = FRAMES[frame]
+    name = f"{frame}_matches_schema"
     scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
-    checked, failures = validate_by_snapshot(con, FRAMES[frame], f"staging.{frame}", scope)
-    if failures is not None:
+    checked, failures = validate_by_snapshot(con, model, f"staging.{frame}", scope, limit=None)
+    if failures is None:
         return dg.AssetCheckResult(
-            check_name=f"{frame}_matches_schema",
+            check_name=name, passed=True, metadata={"rows_checked": checked}
+        ), {}
+    sample = dg.MetadataValue.md(failures.head(METADATA_ITEMS).to_markdown())
+    unattributed = failures[failures["snapshot_id"].isna()]
+    if len(unattributed):  # a whole column or table: no snapshot to blame, the check fails
+        return dg.AssetCheckResult(
+            check_name=name,
             passed=False,
-            metadata={
-                "failures": len(failures),
-                "sample": dg.MetadataValue.md(failures.head(20).to_markdown()),
-            },
+            description=f"staging.{frame} fails {model.__name__}: "
+            + _failure_text(next(unattributed.itertuples())),
+            metadata={"failures": len(failures), "sample": sample},
+        ), {}
+    rejected: dict[str, str] = {}
+    for case in failures.itertuples():
+        rejected.setdefault(
+            str(case.snapshot_id),
+            f"{case.snapshot_id}: staged {frame} rows fail {model.__name__}: {_failure_text(case)}",
         )
     return dg.AssetCheckResult(
-        check_name=f"{frame}_matches_schema", passed=True, metadata={"rows_checked": checked}
+        check_name=name,
+        passed=False,
+        severity=dg.AssetCheckSeverity.WARN,  # the snapshots are rejected; the rest goes on
+        description=f"{len(rejected)} snapshot(s) rejected: "
+        + "; ".join(capped(list(rejected.values()), 3, "staging.extractions")),
+        metadata={"failures": len(failures), "rejected": len(rejected), "sample": sample},
+    ), rejected
+
+
+def _extracted_ok(con: duckdb.DuckDBPyConnection, snapshot_ids: list[str]) -> list[str]:
+    """Those of these snapshots whose extraction is ok."""
+    sql = (
+        "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok' "
+        "AND snapshot_id IN (SELECT unnest(?))"
     )
+    return [row[0] for row in con.execute(sql, [snapshot_ids]).fetchall()]
+
+
+def _rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str]) -> int:
+    sql = f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))"
+    return con.execute(sql, [snapshot_ids]).fetchone()[0]  # type: ignore[index]
+
+
+def _reject(con: duckdb.DuckDBPyConnection, rejected: dict[str, str]) -> None:
+    """Record snapshots whose staged rows failed their check as failed extractions: the build
+    leaves them out, and the next build reads them again (a fixed parser takes them)."""
+    for snapshot_id, error in rejected.items():
+        con.execute(
+            "UPDATE staging.extractions SET status = 'failed', error = ? WHERE snapshot_id = ?",
+            [error, snapshot_id],
+        )
 
 
 def _code_version(parser: Parser, digests: Mapping[str, str] | None) -> str | None:
@@ -91,7 +148,6 @@ def _staging_asset(
     )
     def staged(speedbook: SpeedbookResource) -> Iterator[object]:
         clock = StageClock()
-        settings = speedbook.settings
         registry = {s.id: s for s in sources}
         with clock.stage("inventory"):
             inventory = speedbook.inventory()  # its problems are raw_inventory's to report
@@ -100,7 +156,8 @@ def _staging_asset(
             for meta in inventory.snapshots
             if meta.source_id in registry
         ]
-        with connect(settings.database) as con:
+        all_ids = [m.snapshot_id for m, _ in pairs]
+        with connect(speedbook.database) as con:
             with clock.stage("extract"):
                 result = extract(
                     con,
@@ -109,47 +166,45 @@ def _staging_asset(
                     reviewed=speedbook.reviewed() if parser.reads else None,
                     label=f"staging_{parser.format}",
                 )
-            for problem in result.damaged:
+            for problem in capped(result.damaged, METADATA_ITEMS, "staging.extractions"):
                 warn(f"damaged snapshot, not used: {problem}")
-            if result.failed:
-                raise dg.Failure(
-                    description=f"{len(result.failed)} snapshot(s) could not be parsed: "
-                    + " | ".join(result.failed[:5]),
-                    metadata={
-                        "errors": dg.MetadataValue.md("\n".join(f"- {e}" for e in result.failed))
-                    },
-                )
-            ok_ids = [
-                row[0]
-                for row in con.execute(
-                    "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok' "
-                    "AND snapshot_id IN (SELECT unnest(?))",
-                    [[m.snapshot_id for m, _ in pairs]],
-                ).fetchall()
-            ]
-            counts = {
-                frame: con.execute(
-                    f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))",
-                    [ok_ids],
-                ).fetchone()[0]
-                for frame in parser.frames
-            }
+            for problem in capped(result.failed, METADATA_ITEMS, "staging.extractions"):
+                warn(f"snapshot rejected: {capped_text(problem, 300)}")
+            ok_ids = _extracted_ok(con, all_ids)
+            checks, rejected = [], {}
+            with clock.stage("validate"):
+                for frame in parser.frames:
+                    check, found = _check_frame(
+                        con, frame, ok_ids, result.new_snapshot_ids, _rows(con, frame, ok_ids)
+                    )
+                    checks.append(check)
+                    if found:
+                        _reject(con, found)
+                        rejected |= found
+                        ok_ids = [sid for sid in ok_ids if sid not in found]
+            for problem in capped(list(rejected.values()), METADATA_ITEMS, "staging.extractions"):
+                warn(f"snapshot rejected: {problem}")
+            counts = {frame: _rows(con, frame, ok_ids) for frame in parser.frames}
             preview = con.execute(
                 f"SELECT * FROM staging.{parser.frames[0]} WHERE snapshot_id IN (SELECT unnest(?)) "
                 "ORDER BY snapshot_id LIMIT 10",
                 [ok_ids],
             ).df()
-            with clock.stage("validate"):
-                checks = [
-                    _check_frame(con, f, ok_ids, result.new_snapshot_ids, counts[f])
-                    for f in parser.frames
-                ]
+        failed = [*result.failed, *rejected.values()]
         yield dg.MaterializeResult(
             metadata={
                 "snapshots": len(ok_ids),
                 "extracted_now": result.extracted,
                 "from_cache": result.cached,
                 "damaged": len(result.damaged),
+                "rejected": len(failed),
+                "rejected_snapshots": dg.MetadataValue.md(
+                    "\n".join(
+                        f"- {capped_text(line, 300)}"
+                        for line in capped(failed, METADATA_ITEMS, "staging.extractions")
+                    )
+                    or "none"
+                ),
                 **{f"rows_{frame}": count for frame, count in counts.items()},
                 "latest_snapshot": max(
                     (m.snapshot_id for m, _ in pairs), key=lambda s: s.split("/")[1], default=""

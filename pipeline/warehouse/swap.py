@@ -1,0 +1,174 @@
+"""A build writes a copy of the warehouse and swaps it in whole, so analysts never see half a build
+and readers never block one.
+
+The build's database is a sibling of the warehouse file, `.build-<run id>.duckdb`: a copy of the
+current one (or a new, empty file when there is none). Every step of the run writes that copy; a
+run that succeeds checkpoints it, fsyncs it and renames it over its target in one `os.replace`,
+and a run that fails deletes it. A reader that opened the old file keeps reading the old file (its
+open inode) until it closes; the next one to open the path gets the new file. A build killed
+midway leaves its copy behind, and the next build deletes it under the warehouse lock.
+
+Builds with `--as-of` describe the past: their database is kept apart, as
+`speedbook.as-of.duckdb` (the last such build's), so they never replace what analysts query.
+The caller holds the warehouse lock (pipeline/support/locking.py) around all of this.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from pipeline.support.settings import Settings
+
+WORKING_PREFIX = ".build-"
+WORKING_SUFFIX = ".duckdb"
+AS_OF_DATABASE = "speedbook.as-of.duckdb"
+WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
+_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+class BuildRefused(RuntimeError):
+    """A build that must not start; the message is one line saying why and what to do."""
+
+
+def target_database(settings: Settings, as_of: datetime | None) -> Path:
+    """The file a successful build replaces: the warehouse, or the --as-of build's own file."""
+    return settings.warehouse / AS_OF_DATABASE if as_of is not None else settings.database
+
+
+def working_database(settings: Settings, run_id: str) -> Path:
+    """The database the steps of run `run_id` write (every process of the run derives it)."""
+    return settings.warehouse / f"{WORKING_PREFIX}{run_id}{WORKING_SUFFIX}"
+
+
+def _wal(path: Path) -> Path:
+    return path.with_name(path.name + WAL_SUFFIX)
+
+
+def _fsync(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def writer_of(path: Path) -> str | None:
+    """Who has the DuckDB file open for writing ("PID 123, python3"), or None when nobody
+    does (a reader does not count: readers and a build's copy live side by side)."""
+    if not path.is_file():
+        return None
+    try:
+        duckdb.connect(str(path), read_only=True).close()
+    except duckdb.ConnectionException:
+        return None  # this very process has it open (with other settings): not another one
+    except duckdb.IOException as error:
+        found = _HOLDER.search(str(error))
+        if found:
+            return f"PID {found['pid']}, {Path(found['program']).name}"
+        if "lock" in str(error).lower():
+            return "another process"
+        raise BuildRefused(
+            f"{path} cannot be opened ({' '.join(str(error).split())}); move it away to build "
+            "the warehouse again from the snapshots"
+        ) from None
+    return None
+
+
+def clean_working_copies(warehouse: Path) -> list[Path]:
+    """Delete the databases of killed builds. Only under the warehouse lock: then no live build
+    is writing one."""
+    removed = []
+    if not warehouse.is_dir():
+        return removed
+    for path in sorted(warehouse.iterdir()):
+        name = path.name
+        if name.startswith(WORKING_PREFIX) and (
+            name.endswith(WORKING_SUFFIX) or name.endswith(WORKING_SUFFIX + WAL_SUFFIX)
+        ):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+@dataclass
+class WorkingCopy:
+    """The database one run writes, and the file it replaces when the run succeeds."""
+
+    path: Path
+    target: Path
+    copy_seconds: float = 0.0
+    commit_seconds: float = 0.0
+    committed: bool = False
+
+    def commit(self) -> None:
+        """Make the run's database the target: checkpoint (the write-ahead log folded into the
+        file), fsync, rename over the target, fsync the folder."""
+        started = time.perf_counter()
+        con = duckdb.connect(str(self.path))
+        try:
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        if _wal(self.path).exists() and _wal(self.path).stat().st_size:
+            raise RuntimeError(f"{self.path} still has a write-ahead log after CHECKPOINT")
+        _wal(self.path).unlink(missing_ok=True)
+        _fsync(self.path)
+        # The target's own log, if a writer of old left one, belongs to the old file (the copy
+        # took it in): it must not be replayed onto the new one.
+        _wal(self.target).unlink(missing_ok=True)
+        os.replace(self.path, self.target)
+        _fsync(self.target.parent)
+        self.committed = True
+        self.commit_seconds = round(time.perf_counter() - started, 3)
+
+
+def _copy(source: Path, destination: Path) -> None:
+    """Copy the warehouse (and its write-ahead log, if a writer of old left one) while holding
+    it open read-only, so no writer can start on it midway."""
+    reader = duckdb.connect(str(source), read_only=True)
+    try:
+        shutil.copyfile(source, destination)
+        if _wal(source).exists():
+            shutil.copyfile(_wal(source), _wal(destination))
+    finally:
+        reader.close()
+
+
+@contextmanager
+def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Iterator[WorkingCopy]:
+    """The database of run `run_id`: a copy of the warehouse, deleted on the way out unless the
+    caller committed it. Refuses (BuildRefused) a warehouse another process has open for
+    writing: its file may be half-written, and the swap would discard what it writes."""
+    target = target_database(settings, as_of)
+    holder = writer_of(settings.database)
+    if holder is not None:
+        raise BuildRefused(
+            f"{settings.database} is open for writing by another process ({holder}); close it, "
+            "then build again (readers, such as `speedbook sql`, do not get in the way)"
+        )
+    path = working_database(settings, run_id)
+    started = time.perf_counter()
+    # an --as-of build starts from the warehouse too (its staging cache), or from the last
+    # --as-of build's file when there is no warehouse yet
+    source = next((p for p in (settings.database, target) if p.is_file()), None)
+    if source is not None:
+        _copy(source, path)
+    else:
+        duckdb.connect(str(path)).close()  # a first build starts from an empty file
+    working = WorkingCopy(path, target, copy_seconds=round(time.perf_counter() - started, 3))
+    try:
+        yield working
+    finally:
+        if not working.committed:
+            path.unlink(missing_ok=True)
+            _wal(path).unlink(missing_ok=True)

@@ -1,0 +1,104 @@
+"""A failed build ends with a short summary on stderr (what failed, its fix, where the whole log
+is) instead of Dagster's log; `--verbose` shows that log too. A parser rejection's summary and
+--strict's are in test_keep_publishing.py; a refused --as-of, a missing snapshot store and a
+warehouse open for writing in test_warehouse_swap.py."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.support.locking import warehouse_lock
+from pipeline.support.settings import Settings
+
+
+def copy_of(built: Settings, root: Path) -> Settings:
+    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
+    shutil.copytree(built.exports, root / "exports", symlinks=True)
+    return Settings.resolve(built.registry, root / "warehouse", root / "exports")
+
+
+def where(settings: Settings) -> list[str]:
+    return ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
+
+
+def summary_of(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line and not line.startswith("[")]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def break_traceability(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The traceability check finds an observation without its snapshot."""
+    import pipeline.dagster.assets.core as core
+
+    monkeypatch.setattr(core, "TRACEABILITY", "SELECT 1")
+
+
+def break_catalog_export(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inference_catalog.json comes out with a string where the contract wants a number."""
+    import pipeline.release.exports as exports
+
+    original = exports.build_catalog
+
+    def broken(inputs, info):
+        return original(inputs, info) | {"total": "seventy-five"}
+
+    monkeypatch.setitem(exports.BUILDERS, "inference_catalog.json", broken)
+
+
+@pytest.mark.parametrize(
+    ("breaking", "what", "fix"),
+    [
+        (
+            break_traceability,
+            "core_observations.traceable_to_snapshot: ",
+            "fix: core.observations breaks its rule (pipeline/schema/core.py",
+        ),
+        (
+            break_catalog_export,
+            "out_inference_catalog.matches_json_schema: ",
+            "fix: the export breaks its contract: fix pipeline/release/exports.py",
+        ),
+    ],
+    ids=["failed check", "export schema"],
+)
+def test_a_failed_build_says_what_failed_and_the_fix_in_a_few_lines(
+    built, tmp_path, cli, monkeypatch, breaking, what, fix
+):
+    settings = copy_of(built, tmp_path)
+    database = digest(settings.database)
+    breaking(monkeypatch)
+    result = cli("build", "--force", *where(settings))
+    assert result.status == 1
+    summary = summary_of(result.err)
+    assert len(summary) <= 10, summary
+    assert summary[0] == (
+        "build failed: nothing published; the warehouse is as the last successful build left it"
+    )
+    assert any(line.startswith(what) for line in summary), summary
+    assert any(line.strip().startswith(fix) for line in summary), summary
+    assert summary[-1].startswith("details: Dagster run ") and "speedbook ui" in summary[-1]
+    assert "Stack Trace" not in result.err and "Traceback" not in result.err
+    assert digest(settings.database) == database
+    assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
+
+    verbose = cli("build", "--force", "--verbose", *where(settings))
+    assert verbose.status == 1
+    assert "STEP_FAILURE" in verbose.err  # Dagster's own log, as before
+    assert summary_of(verbose.err)[-1].startswith("details: Dagster run ")
+
+
+def test_a_build_while_another_holds_the_warehouse_is_one_line(built, tmp_path, cli):
+    settings = copy_of(built, tmp_path)
+    with warehouse_lock(settings.lock_file):
+        result = cli("build", *where(settings))
+    assert result.status == 3
+    (line,) = summary_of(result.err)
+    assert line.startswith(f"speedbook build: error: another build holds {settings.lock_file}")
+    assert line.endswith("wait for it to finish or pass --wait SECONDS")

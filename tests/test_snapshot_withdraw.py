@@ -1,0 +1,141 @@
+"""Undoing a mistaken snapshot: `snapshot remove` withdraws it (its bytes and record stay, a
+marker says when and why), every later build leaves it out, and the next release's changelog
+says so. `snapshot add` refuses what its source's parser cannot read, unless --force."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipeline.raw.inventory import take_inventory
+from pipeline.raw.snapshots import WITHDRAWN_SUFFIX, SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures"
+KIMI_PAGE = (FIXTURES / "aa_kimi_page.html").read_text()
+SOURCE = "openrouter-endpoints"
+
+
+def stored(settings: Settings) -> list[Path]:
+    """The store's files, without the listing cache (rewritten by any listing)."""
+    return sorted(
+        p for p in settings.raw_dir.rglob("*") if p.is_file() and p.name != ".snapshot-index.json"
+    )
+
+
+def test_add_refuses_bytes_its_parser_rejects_unless_forced(settings, cli, tmp_path):
+    response = tmp_path / "response.json"
+    response.write_bytes(b"abc")  # three bytes stored for the OpenRouter source by mistake
+    before = stored(settings)
+    refused = cli("snapshot", "add", SOURCE, str(response))
+    assert refused.status == 2
+    assert refused.err.strip() == (
+        f"speedbook snapshot: error: {response}: the openrouter_endpoints parser cannot read it: "
+        "no endpoint could be read from the response: not valid JSON: Expecting value at line 1; "
+        "nothing stored (--force stores it anyway)"
+    )
+    assert stored(settings) == before
+    forced = cli("snapshot", "add", SOURCE, str(response), "--force")
+    assert forced.status == 0 and forced.out.startswith(f"stored {SOURCE}/")
+
+
+def test_remove_refuses_an_unknown_snapshot_in_one_line(settings, cli):
+    before = stored(settings)
+    unknown = cli("snapshot", "remove", SOURCE, "20990101T000000Z-000000000000.json")
+    assert unknown.status == 2
+    assert unknown.err.strip() == (
+        f"speedbook snapshot: error: no snapshot '20990101T000000Z-000000000000.json' of source "
+        f"'{SOURCE}' (see `speedbook snapshot list {SOURCE}`)"
+    )
+    no_source = cli("snapshot", "remove", "no-such-source", "x.json")
+    assert no_source.status == 2 and len(no_source.err.strip().splitlines()) == 1
+    assert "unknown source id 'no-such-source'" in no_source.err
+    assert stored(settings) == before
+
+
+def test_remove_withdraws_and_keeps_the_bytes(settings, cli, tmp_path):
+    response = tmp_path / "response.json"
+    response.write_bytes(b"abc")
+    assert cli("snapshot", "add", SOURCE, str(response), "--force").status == 0
+    store = SnapshotStore(settings.raw_dir)
+    mistake = store.list(SOURCE)[-1]
+    data, record = store.path_of(mistake), store.source_dir(SOURCE) / (mistake.file + ".meta.json")
+    reason = "3 bytes, by mistake"
+    result = cli("snapshot", "remove", SOURCE, mistake.snapshot_id, "--reason", reason)
+    assert result.status == 0, result.err
+    assert result.out.startswith(f"withdrawn {mistake.snapshot_id} at ")
+    marker = store.source_dir(SOURCE) / (mistake.file + WITHDRAWN_SUFFIX)
+    written = json.loads(marker.read_text())
+    assert written["snapshot_id"] == mistake.snapshot_id
+    assert written["reason"] == "3 bytes, by mistake" and written["withdrawn_at"].endswith("Z")
+    assert data.read_bytes() == b"abc" and record.is_file()  # kept for provenance
+    assert not list(store.source_dir(SOURCE).glob(".tmp-*"))  # written through a rename
+    # out of every listing a build uses, and marked in `snapshot list`
+    assert mistake.snapshot_id not in {m.snapshot_id for m in store.list(SOURCE)}
+    inventory = take_inventory(store, load_registry(settings.registry))
+    assert mistake.snapshot_id not in {m.snapshot_id for m in inventory.snapshots}
+    assert [w.snapshot_id for w in inventory.withdrawn] == [mistake.snapshot_id]
+    listing = cli("snapshot", "list", SOURCE)
+    (line,) = [line for line in listing.out.splitlines() if mistake.snapshot_id in line]
+    assert line.endswith(f"(withdrawn {written['withdrawn_at']}: 3 bytes, by mistake)")
+    again = cli("snapshot", "remove", SOURCE, mistake.file)
+    assert again.status == 2 and "already withdrawn" in again.err
+
+
+def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(built, tmp_path, cli):
+    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
+    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
+    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
+    page = tmp_path / "kimi.html"
+    page.write_text(KIMI_PAGE.replace("{speed}", "9,999"))  # a typo'd capture, parsed fine
+    when = ["--retrieved-at", "2026-11-30"]
+    added = cli("snapshot", "add", "aa-kimi-k2-6", str(page), *when, *where)
+    assert added.status == 0, added.err
+    assert cli("build", *where).status == 0
+    assert os.readlink(settings.exports / "latest") == "2026.11.30"
+    mistake = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1]
+    removed = cli("snapshot", "remove", "aa-kimi-k2-6", mistake.file, "--reason", "typo", *where)
+    assert removed.status == 0, removed.err
+    result = cli("build", *where)
+    assert result.status == 0, result.out + result.err
+    # the release without it becomes latest, though its data date is older
+    latest = settings.exports / "latest"
+    assert os.readlink(latest) == "2026.11.29.1"
+    inference = json.loads((latest / "inference.json").read_text())
+    assert mistake.snapshot_id not in {ref["id"] for ref in inference["snapshots"]}
+    cerebras = next(p for p in inference["providers"] if p["id"] == "cerebras")
+    assert 9999.0 not in [f["value"] for f in cerebras["live_figures"]]
+    changes = json.loads((latest / "changes.json").read_text())
+    assert changes["from"]["version"] == "2026.11.30"  # compared with what latest served
+    withdrawn = next(n for n in changes["notes"] if n["kind"] == "withdrawn")
+    assert withdrawn["snapshot"] == mistake.snapshot_id and "(typo)" in withdrawn["reason"]
+    assert withdrawn["read_from"] == "aa-kimi-k2-6/20261129T000000Z-efaf056cfc4d.html"
+    changelog = (latest / "CHANGELOG.md").read_text()
+    assert f"aa-kimi-k2-6: snapshot {mistake.file} withdrawn: on " in changelog
+    replaced = "replaces release 2026.11.30 as latest: it cites 1 snapshot(s) no longer good"
+    assert replaced in changelog
+    # said once: a later release no longer mentions it
+    assert cli("build", *where).status == 0  # nothing new
+    assert sorted(p.name for p in settings.exports.iterdir()) == [
+        "2026.11.29",
+        "2026.11.29.1",
+        "2026.11.30",
+        "latest",
+    ]
+    SnapshotStore(settings.raw_dir).add(
+        "aa-kimi-k2-6",
+        KIMI_PAGE.replace("{speed}", "1,111").encode(),
+        url=mistake.url,
+        retrieved_at=datetime(2026, 12, 1, tzinfo=UTC),
+        content_type="text/html",
+        obtained_by="manual",
+        extension="html",
+    )
+    assert cli("build", *where).status == 0
+    newest = json.loads((settings.exports / "2026.12.01" / "changes.json").read_text())
+    assert not [n for n in newest.get("notes", []) if n["kind"] == "withdrawn"]
