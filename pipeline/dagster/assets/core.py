@@ -102,9 +102,9 @@ def held_back_summary(held_back: pd.DataFrame) -> str:
         + (f" (suggestions {', '.join(r.suggestions)})" if len(r.suggestions) else "")
         for r in shown.itertuples()
     )
-    more = f" and {len(held_back) - len(shown)} more" if len(held_back) > len(shown) else ""
+    more = f" and {len(held_back) - len(shown):,} more" if len(held_back) > len(shown) else ""
     return (
-        f"figures held back, {len(held_back)} unresolved name(s): {names}{more}; add an alias "
+        f"figures held back, {len(held_back):,} unresolved name(s): {names}{more}; add an alias "
         "(pipeline/metadata/*_aliases.csv) or see `speedbook resolve --pending`"
     )
 
