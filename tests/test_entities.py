@@ -319,3 +319,35 @@ def test_alias_error_is_a_value_error():
 def test_same_alias_twice_to_the_same_id_is_fine(metadata):
     append(metadata / "provider_aliases.csv", "GROQ,groq,shouting")
     assert Resolver.load(metadata).provider("GROQ").entity_id == "groq"
+
+
+def test_a_labels_display_name_is_its_most_used_with_ties_broken_by_text():
+    """mode() picked either of two equally used names, so a rebuild of the same snapshots
+    could rename an unreviewed entity and publish a new release."""
+    import duckdb
+    import pandas as pd
+
+    from pipeline.normalise.labels import LabelColumn, _labels
+
+    spec = LabelColumn("model", "models_dev_offers", "platform_model_id", True, "name")
+    rows = [("s/1", "m-1", "Zed"), ("s/1", "m-1", "Alpha"), ("s/2", "m-1", "Alpha")]
+    rows += [("s/1", "m-2", "Beta"), ("s/2", "m-2", "Able"), ("s/3", "m-3", None)]
+    rows += [("s/9", "m-9", "Out of scope")]
+    for order in (rows, rows[::-1]):
+        with duckdb.connect() as con:
+            con.execute("CREATE SCHEMA staging")
+            con.execute(
+                "CREATE TABLE staging.models_dev_offers "
+                "(snapshot_id VARCHAR, source_id VARCHAR, platform_model_id VARCHAR, name VARCHAR)"
+            )
+            con.executemany(
+                "INSERT INTO staging.models_dev_offers VALUES (?, 'models-dev', ?, ?)", order
+            )
+            con.execute(
+                "CREATE TABLE build_scope AS SELECT unnest(['s/1', 's/2', 's/3']) AS snapshot_id"
+            )
+            table = _labels(con, spec).set_index("label")
+        assert table.loc["m-1", "name"] == "Alpha"  # used twice
+        assert table.loc["m-2", "name"] == "Able"  # a tie: the first by text
+        assert pd.isna(table.loc["m-3", "name"])  # no name given: none made up
+        assert table.loc["m-1", "uses"] == 3 and "m-9" not in table.index

@@ -101,19 +101,28 @@ class LabelReport:
 
 
 def _labels(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
-    """Distinct labels of one column (with their most used display name), over the snapshots
-    the build reads (`build_scope`)."""
+    """Distinct labels of one column (with their most used display name, ties broken by text so
+    the same staging always gives the same name), over the snapshots the build reads
+    (`build_scope`)."""
     name = f"t.{spec.name_column}" if spec.name_column else "NULL"
     return con.execute(
         f"""
-        SELECT t.{spec.column} AS label,
-               mode({name}) AS name,
-               string_agg(DISTINCT t.source_id, ', ' ORDER BY t.source_id) AS sources,
+        WITH used AS (
+            SELECT t.{spec.column} AS label, {name} AS name, t.source_id
+            FROM staging.{spec.table} AS t
+            SEMI JOIN build_scope AS e ON e.snapshot_id = t.snapshot_id
+            WHERE t.{spec.column} IS NOT NULL
+        ),
+        named AS (
+            SELECT label, name, count(*) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
+        ),
+        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label)
+        SELECT u.label, any_value(b.name) AS name,
+               string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id) AS sources,
                count(*) AS uses
-        FROM staging.{spec.table} AS t
-        SEMI JOIN build_scope AS e ON e.snapshot_id = t.snapshot_id
-        WHERE t.{spec.column} IS NOT NULL
-        GROUP BY t.{spec.column}
+        FROM used AS u
+        LEFT JOIN best AS b USING (label)
+        GROUP BY u.label
         """
     ).df()
 
