@@ -13,6 +13,7 @@ import pandas as pd
 
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import ensure_core
+from pipeline.warehouse.current import refresh_current
 from pipeline.warehouse.marts import apply_marts
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
@@ -167,6 +168,7 @@ class Warehouse:
             )
         data_date = max(DAY - timedelta(days=s.days_ago) for s in listed.values())
         con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [self.as_of, data_date])
+        refresh_current(con, None)  # as the core build does
         apply_marts(con)
         return con
 

@@ -23,6 +23,7 @@ from pipeline.release.formatting import speed as speed_number
 from pipeline.release.preview import render_preview
 from pipeline.release.queries import read_inputs
 from pipeline.support.settings import Settings
+from pipeline.warehouse.current import refresh_current
 from pipeline.warehouse.marts import apply_marts
 
 MAVERICK = "llama-4-maverick"
@@ -169,7 +170,8 @@ def with_nvidia_live(built: Settings, tmp_path_factory: pytest.TempPathFactory) 
                 """,
                 [qualifier],
             )
-        apply_marts(con)  # the current figures are computed again, as a build does
+        refresh_current(con, None)  # observations changed: computed afresh, as a build does
+        apply_marts(con)
     return path
 
 

@@ -31,6 +31,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
+from pipeline.warehouse.current import refresh_current
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
@@ -306,6 +307,7 @@ def build_core(
     scope_build(con, in_scope)
     previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
     append = previous is not None and previous[0] == key
+    removed = 0  # observations an appending build dropped (their snapshots unusable or re-read)
     con.execute("BEGIN TRANSACTION")
     try:
         # staging.derived_snapshots: what the loaded observations were derived from
@@ -326,14 +328,16 @@ def build_core(
             )
             for name in PER_SNAPSHOT:
                 # two deletes, not one with OR: each stays an anti- or semi-join
-                con.execute(
+                gone = con.execute(
                     f"DELETE FROM core.{name} "
                     "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
-                )
-                con.execute(
+                ).fetchone()
+                again = con.execute(
                     f"DELETE FROM core.{name} "
                     "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
-                )
+                ).fetchone()
+                if name == "observations":
+                    removed = (gone[0] if gone else 0) + (again[0] if again else 0)
         else:
             con.execute(
                 "CREATE OR REPLACE TABLE staging.observation_scope AS "
@@ -372,6 +376,8 @@ def build_core(
         )
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
+        only_added = append and removed == 0
+        refresh_current(con, "staging.observation_scope" if only_added else None)
         counts = {
             name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
             for name in CORE_TABLES

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.support.settings import SQL_DIR
+from pipeline.warehouse.comments import inherit_comments
 
 # Relations that pass another's columns through unchanged, in dependency order. A column without
 # a comment of its own takes the comment of the same column upstream, so the descriptions of
@@ -13,6 +14,7 @@ from pipeline.support.settings import SQL_DIR
 PASS_THROUGH = (
     ("mart.published_observations", "core.observations"),
     ("mart.observations_as_of", "core.observations"),
+    ("mart.current_observations_afresh", "core.observations"),
     ("mart.current_figures", "mart.observations_as_of"),
     ("mart.provider_headline", "mart.current_figures"),
     ("mart.endpoint_stats", "mart.observations_as_of"),
@@ -70,21 +72,3 @@ def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     for relation, upstream in PASS_THROUGH:
         inherit_comments(con, relation, upstream)
     return applied
-
-
-def inherit_comments(con: duckdb.DuckDBPyConnection, relation: str, upstream: str) -> None:
-    """Give each column of `relation` without a comment the comment of its namesake upstream."""
-    rows = con.execute(
-        """
-        SELECT c.column_name, u.comment
-        FROM duckdb_columns() AS c
-        JOIN duckdb_columns() AS u USING (column_name)
-        WHERE c.schema_name || '.' || c.table_name = ? AND coalesce(c.comment, '') = ''
-          AND u.schema_name || '.' || u.table_name = ? AND coalesce(u.comment, '') <> ''
-        ORDER BY c.column_index
-        """,
-        [relation, upstream],
-    ).fetchall()
-    for column, comment in rows:
-        text = comment.replace("'", "''")
-        con.execute(f"COMMENT ON COLUMN {relation}.{column} IS '{text}'")

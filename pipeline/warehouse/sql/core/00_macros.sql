@@ -23,3 +23,22 @@ CREATE OR REPLACE MACRO core.comparable(a_provider, a_model, a_precision, a_tier
     AND a_region IS NOT DISTINCT FROM b_region
     AND (a_precision = b_precision OR a_precision = 'unknown' OR b_precision = 'unknown')
     AND (a_effort IS NOT DISTINCT FROM b_effort OR a_effort IS NULL OR b_effort IS NULL);
+
+-- The current observation of each endpoint, metric, scope, method and statistic among the rows of
+-- a relation with core.observations' columns, up to the build's as-of time: the best tier (T1
+-- before T2 before T3), then the newest, then by source id and observation id so the choice is
+-- deterministic. arg_min over that key is one hash aggregate, not a sort of the whole history.
+-- The build keeps the result as core.current_observations, updated from the observations each
+-- build adds (pipeline/warehouse/current.py); FROM core.current_of('core.observations')
+-- computes it afresh from the whole history.
+CREATE OR REPLACE MACRO core.current_of(relation) AS TABLE
+WITH candidates AS (
+    SELECT o.* FROM query_table(relation) AS o, core.build_state AS b
+    WHERE b.as_of IS NULL OR o.retrieved_at <= b.as_of
+),
+picked AS (
+    SELECT arg_min(observation_id, (tier, -epoch(observed_at), source_id, observation_id)) AS id
+    FROM candidates
+    GROUP BY endpoint_id, metric, scope, method, statistic
+)
+SELECT c.* FROM candidates AS c SEMI JOIN picked ON c.observation_id = picked.id;

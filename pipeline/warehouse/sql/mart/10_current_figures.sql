@@ -99,26 +99,22 @@ JOIN neighbours AS b
                      b.reasoning_effort, b.region)
  AND mart.within_a_week(a.observed_at, b.observed_at);
 
--- Computing the current figures reads the whole history, so a build does it once and keeps the
--- result as a table (below); `FROM mart.current_figures_at()` computes them afresh.
-CREATE OR REPLACE MACRO mart.current_figures_at() AS TABLE
-WITH picked AS (
-    -- arg_min over (tier, newest first, source, id): one hash aggregate instead of a sort of
-    -- the whole history; the same choice as ORDER BY tier, observed_at DESC, source_id, id
-    SELECT arg_min(o.observation_id, (o.tier, -epoch(o.observed_at), o.source_id, o.observation_id))
-               AS id
-    FROM core.observations AS o, core.build_state AS b
-    WHERE b.as_of IS NULL OR o.retrieved_at <= b.as_of
-    GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic
-),
+-- The current figures with their freshness and support, from a relation holding the current
+-- observations: the build's core.current_observations (kept up to date from what each build adds),
+-- or mart.current_observations_afresh, computed from the whole history.
+CREATE OR REPLACE VIEW mart.current_observations_afresh AS FROM core.current_of('core.observations');
+COMMENT ON VIEW mart.current_observations_afresh IS
+    'The current observation per endpoint, metric, scope, method and statistic, computed afresh from the whole history (core.current_of); the build keeps the same as core.current_observations.';
+
+CREATE OR REPLACE MACRO mart.current_figures_of(current) AS TABLE
+WITH
 -- freshness for the chosen rows only, by the same rule as mart.observations_as_of
 chosen AS (
     SELECT o.*,
            mart.fresh_as_of(o.observed_at, o.retrieved_at, f.latest_retrieved_at, f.confirmed_at)
                AS fresh_as_of,
            mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_minutes) AS stale
-    FROM core.observations AS o
-    SEMI JOIN picked ON o.observation_id = picked.id
+    FROM query_table(current) AS o
     JOIN mart.source_freshness AS f USING (source_id)
 ),
 -- The pairs of the chosen figures only: a small build side probed by the history once,
@@ -162,8 +158,13 @@ FROM chosen AS c
 LEFT JOIN support AS s ON s.a_id = c.observation_id
 JOIN core.snapshots AS snap USING (snapshot_id);
 
+-- `FROM mart.current_figures_at()` computes them afresh from the whole history.
+CREATE OR REPLACE MACRO mart.current_figures_at() AS TABLE
+FROM mart.current_figures_of('mart.current_observations_afresh');
+
 CREATE OR REPLACE TABLE mart.current_figures AS
-SELECT * FROM mart.current_figures_at() ORDER BY endpoint_id, metric, scope, method, statistic;
+SELECT * FROM mart.current_figures_of('core.current_observations')
+ORDER BY endpoint_id, metric, scope, method, statistic;
 
 COMMENT ON TABLE mart.current_figures IS
-    'The current figure per endpoint, metric, scope, method and statistic (tier first, then date), with the independent sources of the same measurement that corroborate or dispute it; computed by each build from the whole history (mart.current_figures_at()).';
+    'The current figure per endpoint, metric, scope, method and statistic (tier first, then date), with the independent sources of the same measurement that corroborate or dispute it; kept by each build from what it adds (core.current_observations); mart.current_figures_at() computes them afresh from the whole history.';

@@ -1,0 +1,122 @@
+"""core.current_observations: kept by each build from what it adds, always equal to the current
+observations computed afresh from the whole history (core.current_of)."""
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+from test_build import AA_PAGE, add_page, copy_of
+
+from pipeline.dagster.runner import execute
+from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
+from pipeline.warehouse.current import CURRENT, refresh_current
+
+AFRESH = "FROM core.current_of('core.observations')"
+
+
+def differences(con: duckdb.DuckDBPyConnection) -> int:
+    kept_only = con.execute(f"SELECT count(*) FROM (FROM {CURRENT} EXCEPT ALL {AFRESH})")
+    (kept,) = kept_only.fetchone()
+    afresh_only = con.execute(f"SELECT count(*) FROM ({AFRESH} EXCEPT ALL FROM {CURRENT})")
+    (afresh,) = afresh_only.fetchone()
+    return kept + afresh
+
+
+def test_a_build_keeps_the_current_observations_of_the_whole_history(built: Settings):
+    with connect(built.database, read_only=True) as con:
+        assert con.execute(f"SELECT count(*) FROM {CURRENT}").fetchone()[0] > 50
+        assert differences(con) == 0
+        # and the figures the mart keeps are those computed afresh
+        kept = con.execute("SELECT count(*) FROM mart.current_figures").fetchone()[0]
+        same = con.execute(
+            "SELECT count(*) FROM (FROM mart.current_figures INTERSECT ALL "
+            "FROM mart.current_figures_at())"
+        ).fetchone()[0]
+        assert kept == same
+
+
+def _copy_database(built: Settings, tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    path = tmp_path / "w.duckdb"
+    shutil.copy(built.database, path)
+    return duckdb.connect(str(path))
+
+
+def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_path):
+    """A newer figure of an endpoint replaces its current one, an older one and one of a worse
+    tier do not, a new endpoint appears: the merge reads the current rows and the added ones."""
+    con = _copy_database(built, tmp_path)
+    current = con.execute(f"SELECT count(*) FROM {CURRENT}").fetchone()[0]
+    history = con.execute("SELECT count(*) FROM core.observations").fetchone()[0]
+    con.execute(
+        """
+        CREATE TEMP TABLE picked AS
+        SELECT * FROM core.current_observations WHERE scope = 'live_median' AND tier IN ('T1', 'T2')
+        ORDER BY observation_id LIMIT 3
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO core.observations BY NAME
+        SELECT * REPLACE (observation_id || '-newer' AS observation_id, 'x/newer' AS snapshot_id,
+                          observed_at + INTERVAL 1 DAY AS observed_at, value + 1 AS value)
+        FROM picked
+        UNION ALL BY NAME
+        SELECT * REPLACE (observation_id || '-older' AS observation_id, 'x/older' AS snapshot_id,
+                          observed_at - INTERVAL 1 DAY AS observed_at)
+        FROM picked
+        UNION ALL BY NAME
+        SELECT * REPLACE (observation_id || '-worse' AS observation_id, 'x/worse' AS snapshot_id,
+                          'T3' AS tier, observed_at + INTERVAL 2 DAY AS observed_at)
+        FROM picked
+        UNION ALL BY NAME
+        SELECT * REPLACE (observation_id || '-new' AS observation_id, 'x/new' AS snapshot_id,
+                          endpoint_id || '-elsewhere' AS endpoint_id)
+        FROM picked
+        """
+    )
+    con.execute(
+        "CREATE TEMP TABLE added AS "
+        "SELECT unnest(['x/newer', 'x/older', 'x/worse', 'x/new']) AS snapshot_id"
+    )
+    considered = refresh_current(con, "added")
+    assert considered == current + 12 < history  # the current rows and the added ones only
+    assert differences(con) == 0
+    ids = [r[0] for r in con.execute(f"SELECT observation_id FROM {CURRENT}").fetchall()]
+    assert sum(i.endswith("-newer") for i in ids) == 3
+    assert sum(i.endswith("-new") for i in ids) == 3
+    assert not any(i.endswith(("-older", "-worse")) for i in ids)
+
+
+def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    outcome = execute(settings)
+    assert outcome.success, outcome.failures
+    with connect(settings.database, read_only=True) as con:
+        assert differences(con) == 0
+        (value,) = con.execute(
+            f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
+            "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
+        ).fetchone()
+        assert value == 990
+    # the newest snapshot withdrawn: its observations are removed, the table computed afresh
+    from pipeline.raw.snapshots import SnapshotStore
+
+    store = SnapshotStore(settings.raw_dir)
+    newest = store.list("aa-kimi-k2-6")[-1]
+    store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
+    assert execute(settings).success
+    with connect(settings.database, read_only=True) as con:
+        assert differences(con) == 0
+        values = con.execute(
+            f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
+            "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
+        ).fetchall()
+        assert values and 990 not in [v for (v,) in values]
