@@ -38,6 +38,7 @@ from pipeline.raw.snapshots import (
     format_utc,
     sha256_hex,
     snapshot_file_name,
+    write_data_file,
 )
 
 BUNDLED_METADATA = Path(__file__).resolve().parent.parent / "metadata"
@@ -521,7 +522,7 @@ class _Writer:
 
     Bytes whose sha256 prefix is already in the source's folder go through `SnapshotStore.add`,
     which decides by its own rules; new bytes are written directly, as `add` would write them
-    (without its fsync: a benchmark corpus is disposable)."""
+    (compressed from the same size, without its fsync: a benchmark corpus is disposable)."""
 
     def __init__(self, raw_dir: Path) -> None:
         self.store = SnapshotStore(raw_dir)
@@ -582,7 +583,7 @@ class _Writer:
             file=name,
             note=note,
         )
-        (directory / name).write_bytes(data)
+        write_data_file(directory / name, data)
         (directory / (name + META_SUFFIX)).write_bytes(meta.to_json().encode("utf-8"))
         stored.add(digest[:12])
         return True

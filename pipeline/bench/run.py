@@ -24,6 +24,7 @@ import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.dagster.runner import REPORT_FILE
+from pipeline.raw.snapshots import COMPRESSED_SUFFIX, MAX_SNAPSHOT_BYTES, decompress
 from pipeline.warehouse.connection import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
@@ -144,9 +145,13 @@ def _require_success(build: BuildMeasure, name: str, progress: Any) -> None:
 def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
     """Pages per second parsing the corpus's own page bytes with lxml.html alone (one process):
     the cost no parser of these pages can avoid. Median of three passes over the same sample."""
-    pages = sorted(p for p in corpus.raw_dir.glob("bench-aa-model-*/*.html"))
+    pages = sorted(
+        p
+        for p in corpus.raw_dir.glob("bench-aa-model-*/*.html*")
+        if p.name.endswith((".html", ".html" + COMPRESSED_SUFFIX))
+    )
     step = max(1, len(pages) // sample)
-    chosen = [p.read_bytes() for p in pages[::step][:sample]]
+    chosen = [stored_bytes(p) for p in pages[::step][:sample]]
     rates = []
     for _ in range(3):
         started = time.perf_counter()
@@ -154,6 +159,14 @@ def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]
             lxml.html.document_fromstring(data)
         rates.append(len(chosen) / (time.perf_counter() - started))
     return len(chosen), statistics.median(rates)
+
+
+def stored_bytes(path: Path) -> bytes:
+    """The bytes of a data file of the store as received: a `.gz` one decompressed."""
+    data = path.read_bytes()
+    if path.name.endswith(COMPRESSED_SUFFIX):
+        return decompress(data, MAX_SNAPSHOT_BYTES)
+    return data
 
 
 def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
