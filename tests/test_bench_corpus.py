@@ -13,7 +13,7 @@ from pipeline.bench.corpus import (
     COMPILATION_SOURCE,
     Corpus,
     CorpusSpec,
-    _Writer,
+    StoreWriter,
     add_day,
     generate,
 )
@@ -149,7 +149,7 @@ def test_direct_writes_match_the_snapshot_store(corpus: Corpus, tmp_path: Path) 
 
 
 def test_writer_defers_known_bytes_to_the_store(tmp_path: Path) -> None:
-    writer = _Writer(tmp_path)
+    writer = StoreWriter(tmp_path)
     when = datetime(2026, 1, 1, tzinfo=UTC)
     kwargs = {"url": "https://x.invalid/", "content_type": "text/html", "extension": "html"}
     assert writer.write("s", b"<p>a</p>", retrieved_at=when, note="n", **kwargs)

@@ -217,9 +217,9 @@ def test_stage_times_come_only_from_a_report_this_build_wrote(
     assert (measured.reported, measured.skipped, measured.stages) == (reported, skipped, stages)
     if behaviour == "silent":
         with pytest.raises(RuntimeError, match="full build ran but did not write build_report"):
-            bench_run._require_success(measured, "full", print)
+            bench_run.require_success(measured, "full", print)
     else:
-        bench_run._require_success(measured, "full", print)
+        bench_run.require_success(measured, "full", print)
 
 
 def test_generating_the_corpus_reports_progress(
