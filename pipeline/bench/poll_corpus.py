@@ -71,6 +71,10 @@ _SPREAD = (1.0, 1.25, 1.6, 2.6)  # how far each percentile lies above the median
 _ABSENT = 0.02  # an endpoint missing from one poll
 _NO_TRAFFIC = 0.03  # both statistics null in one poll
 _MISSING_PERCENTILE = 0.01
+# Endpoints that come and go do so within this many days of the start, whatever the history's
+# length: a poll's bytes depend on its index, never on how many polls follow it.
+WINDOW_DAYS = 60
+_FOREVER = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,6 @@ def _compact(value: object) -> str:
 
 def _plan(spec: PollSpec) -> list[_Model]:
     models = []
-    total = spec.polls + spec.polls_per_day  # room for polls added after the history
     for m in range(1, spec.models + 1):
         rng = random.Random(f"{spec.seed}/openrouter/model/{m}")
         ident, name = model_id(m), f"Bench: Model {m}"
@@ -167,10 +170,12 @@ def _plan(spec: PollSpec) -> list[_Model]:
                 continue
             tag = f"provider-{provider}{_SUFFIXES[count - 1]}"
             if rng.random() < 0.8:  # there all along
-                first, last = 0, total
-            else:  # arrives, or leaves, or both, during the history
-                first = rng.randrange(total)
-                last = rng.randrange(first, total + 1) if rng.random() < 0.5 else total
+                first, last = 0, _FOREVER
+            else:  # arrives, or leaves, or both, within the first WINDOW_DAYS
+                first = int(rng.uniform(0, WINDOW_DAYS) * spec.polls_per_day)
+                last = _FOREVER
+                if rng.random() < 0.5:
+                    last = first + int(rng.uniform(0, WINDOW_DAYS) * spec.polls_per_day)
             prompt = price * rng.uniform(0.7, 1.4)
             pricing: dict[str, object] = {
                 "prompt": f"{prompt:.10f}".rstrip("0"),
