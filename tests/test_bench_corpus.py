@@ -3,6 +3,7 @@ tables the pipeline's own loaders accept, and one more day on demand."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from pipeline.bench.corpus import (
     COMPILATION_SOURCE,
     Corpus,
     CorpusSpec,
-    _Writer,
+    StoreWriter,
     add_day,
     generate,
 )
@@ -149,7 +150,7 @@ def test_direct_writes_match_the_snapshot_store(corpus: Corpus, tmp_path: Path) 
 
 
 def test_writer_defers_known_bytes_to_the_store(tmp_path: Path) -> None:
-    writer = _Writer(tmp_path)
+    writer = StoreWriter(tmp_path)
     when = datetime(2026, 1, 1, tzinfo=UTC)
     kwargs = {"url": "https://x.invalid/", "content_type": "text/html", "extension": "html"}
     assert writer.write("s", b"<p>a</p>", retrieved_at=when, note="n", **kwargs)
@@ -193,3 +194,42 @@ def test_a_busy_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not an empty folder"):
         generate(SPEC, tmp_path / "busy")
     assert (tmp_path / "busy" / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_the_poll_corpus_is_deterministic_in_the_real_format_and_grows_by_a_poll(tmp_path):
+    """Polls in the real /endpoints shape, as the parser reads them: seeded, with percentiles,
+    quantizations (null among them), null statistics and endpoints that come and go; a poll added
+    later has the bytes a longer history would have had; large polls are stored compressed."""
+    from pipeline.bench.poll_corpus import SOURCE, PollSpec, add_poll, generate
+    from pipeline.extract import PARSERS, SnapshotInput
+    from pipeline.raw.snapshots import COMPRESSED_SUFFIX, SnapshotStore
+    from pipeline.sources.registry import load_registry
+
+    spec = PollSpec(models=40, days=1, polls_per_day=6)
+    corpus = generate(spec, tmp_path / "a", floor_dir=tmp_path / "floor")
+    longer = generate(PollSpec(40, 2, 6), tmp_path / "b")
+    grown = add_poll(corpus, spec, spec.polls)
+    assert (corpus.polls, grown.polls) == (6, 7) and corpus.members == 6 * 40
+    store, other = SnapshotStore(corpus.raw_dir), SnapshotStore(longer.raw_dir)
+    assert [m.sha256 for m in store.list()] == [m.sha256 for m in other.list()[:7]]
+    source = load_registry(corpus.registry)[SOURCE]
+    parser = PARSERS[source.format]
+    statistics, tags, quantizations, nulls = 0, [], set(), 0
+    for meta in store.list():
+        assert store.path_of(meta).name.endswith(COMPRESSED_SUFFIX)
+        frames = parser.parse(SnapshotInput(meta, source, store.read(meta)))
+        members = frames["openrouter_poll_members"]
+        assert members["problem"].isna().all() and len(members) == 40
+        statistics += len(frames["openrouter_endpoint_stats"])
+        nulls += int(members["endpoints_without_statistics"].sum())
+        tags.append(
+            set(frames["openrouter_endpoints"]["model"] + frames["openrouter_endpoints"]["tag"])
+        )
+        quantizations |= set(frames["openrouter_endpoints"]["quantization"].fillna("(null)"))
+    assert statistics == grown.statistics
+    assert {"(null)", "unknown", "fp8", "bf16"} <= quantizations
+    assert nulls > 0
+    assert any(a - b for a, b in itertools.pairwise(tags))  # endpoints leave
+    assert any(b - a for a, b in itertools.pairwise(tags))  # and arrive
+    floor = sorted((tmp_path / "floor").iterdir())
+    assert len(floor) == 6 and all(len(f.read_bytes().splitlines()) == 40 for f in floor)

@@ -56,3 +56,54 @@ def test_bench_runs_at_a_small_size(cli, tmp_path):
         ).fetchone()
     assert day_rows >= 5 * 3  # speeds, plus the latencies and prices the pages list
     assert figures["observations_after_day"] - figures["observations"] == day_rows
+
+
+POLL_FIELDS = {
+    "scenario",
+    "full_build_s",
+    "poll_build_s",
+    "noop_build_s",
+    "floor_read_json_s",
+    "stored_bytes",
+    "received_bytes",
+    "peak_rss_mib",
+}
+
+
+def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
+    from pipeline.bench.poll_corpus import SOURCE
+    from pipeline.raw.bundle import read_bundle
+    from pipeline.raw.snapshots import SnapshotStore
+
+    output, workdir = tmp_path / "bench.json", tmp_path / "work"
+    result = cli(
+        "bench", "--scenario", "openrouter", "--models", "5", "--days", "1",
+        "--polls-per-day", "4", "--json", str(output), "--workdir", str(workdir),
+    )  # fmt: skip
+    assert result.status == 0, result.err
+    figures = json.loads(output.read_text())
+    assert set(figures) >= POLL_FIELDS and figures["scenario"] == "openrouter"
+    assert figures["statuses"] == [0, 0, 0] and figures["noop_skipped"] is True
+    assert figures["stages_full_s"].keys() >= STAGES and figures["stages_poll_s"]
+    assert figures["floor_read_json_s"] > 0 and figures["floor_read_json_rows"] == 4 * 5
+    assert (figures["polls"], figures["responses"]) == (4, 20)
+    # the build read every poll: one observation per percentile figure generated
+    assert figures["observations"] == figures["generated_statistics"] > 0
+    assert figures["observations_after_poll"] == figures["generated_statistics_after_poll"]
+    assert figures["observations_after_poll"] > figures["observations"]
+    store = SnapshotStore(workdir / "corpus" / "raw")
+    polls = store.list(SOURCE)
+    assert len(polls) == 5  # the history and the one more poll
+    assert figures["received_bytes"] == sum(meta.size for meta in polls)
+    on_disk = sum(p.stat().st_size for p in (workdir / "corpus" / "raw").rglob("*") if p.is_file())
+    assert figures["stored_bytes"] == on_disk
+    members = read_bundle(store.read(polls[-1]))
+    assert [m.url.rsplit("/", 2)[-2] for m in members] == [f"model-{n}" for n in range(1, 6)]
+    with duckdb.connect(str(workdir / "corpus" / "speedbook.duckdb"), read_only=True) as con:
+        snapshots, statistics = con.execute(
+            "SELECT count(DISTINCT snapshot_id), count(DISTINCT statistic) FROM core.observations "
+            "WHERE source_id = ?",
+            [SOURCE],
+        ).fetchone()
+    assert (snapshots, statistics) == (5, 4)
+    assert "one more poll" in result.out and "read_json floor" in result.out

@@ -217,9 +217,9 @@ def test_stage_times_come_only_from_a_report_this_build_wrote(
     assert (measured.reported, measured.skipped, measured.stages) == (reported, skipped, stages)
     if behaviour == "silent":
         with pytest.raises(RuntimeError, match="full build ran but did not write build_report"):
-            bench_run._require_success(measured, "full", print)
+            bench_run.require_success(measured, "full", print)
     else:
-        bench_run._require_success(measured, "full", print)
+        bench_run.require_success(measured, "full", print)
 
 
 def test_generating_the_corpus_reports_progress(
@@ -238,3 +238,28 @@ def test_generating_the_corpus_reports_progress(
     days = [line for line in lines if line.startswith("corpus: day ")]
     assert days[0] == "corpus: day 2/20, 4 pages" and days[-1] == "corpus: day 20/20, 40 pages"
     assert lines[-1] == "full build output (last lines):\nno"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--polls-per-day", "0"], "--polls-per-day must be a positive whole number, got 0"),
+        (["--polls-per-day", "2000"], "--polls-per-day must be at most 1440"),
+        (["--models", "0"], "--models must be a positive whole number, got 0"),
+        (["--providers", "3"], "--providers is for --scenario pages"),
+    ],
+)
+def test_a_bad_poll_option_is_refused_before_anything_is_made(
+    cli: Cli, tmp_path: Path, args: list[str], message: str
+) -> None:
+    workdir = tmp_path / "work"
+    result = cli("bench", "--scenario", "openrouter", *args, "--workdir", str(workdir))
+    assert result.status == 2
+    assert message in result.err and len(result.err.strip().splitlines()) == 1
+    assert not workdir.exists()
+
+
+def test_polls_per_day_is_refused_for_the_page_scenario(cli: Cli, calls: list[Path]) -> None:
+    result = cli("bench", *SMALL, "--polls-per-day", "4")
+    assert result.status == 2 and "--polls-per-day is for --scenario openrouter" in result.err
+    assert calls == []

@@ -38,6 +38,7 @@ from pipeline.raw.snapshots import (
     format_utc,
     sha256_hex,
     snapshot_file_name,
+    write_data_file,
 )
 
 BUNDLED_METADATA = Path(__file__).resolve().parent.parent / "metadata"
@@ -456,13 +457,18 @@ def _append_csv(path: Path, rows: Iterator[tuple[str, ...]]) -> None:
         csv.writer(handle, lineterminator="\n").writerows(rows)
 
 
-def write_metadata(spec: CorpusSpec, directory: Path) -> None:
-    """The bundled reviewed tables plus the synthetic entities. The registry is not copied: the
-    corpus has its own."""
+def copy_bundled_metadata(directory: Path) -> None:
+    """The bundled reviewed tables, into a new folder; not the registry (a corpus has its own)."""
     directory.mkdir(parents=True)
     for path in sorted(BUNDLED_METADATA.iterdir()):
         if path.suffix in (".csv", ".toml") and path.name != "sources.toml":
             shutil.copyfile(path, directory / path.name)
+
+
+def write_metadata(spec: CorpusSpec, directory: Path) -> None:
+    """The bundled reviewed tables plus the synthetic entities. The registry is not copied: the
+    corpus has its own."""
+    copy_bundled_metadata(directory)
     note = "synthetic (speedbook bench)"
     providers = range(1, spec.providers + 1)
     models = range(1, spec.models + 1)
@@ -516,12 +522,12 @@ def write_metadata(spec: CorpusSpec, directory: Path) -> None:
         )
 
 
-class _Writer:
+class StoreWriter:
     """Writes snapshots in `SnapshotStore`'s layout without listing the source on every call.
 
     Bytes whose sha256 prefix is already in the source's folder go through `SnapshotStore.add`,
     which decides by its own rules; new bytes are written directly, as `add` would write them
-    (without its fsync: a benchmark corpus is disposable)."""
+    (compressed from the same size, without its fsync: a benchmark corpus is disposable)."""
 
     def __init__(self, raw_dir: Path) -> None:
         self.store = SnapshotStore(raw_dir)
@@ -582,13 +588,13 @@ class _Writer:
             file=name,
             note=note,
         )
-        (directory / name).write_bytes(data)
+        write_data_file(directory / name, data)
         (directory / (name + META_SUFFIX)).write_bytes(meta.to_json().encode("utf-8"))
         stored.add(digest[:12])
         return True
 
 
-def _write_day(writer: _Writer, spec: CorpusSpec, plan: list[_Model], day_index: int) -> int:
+def _write_day(writer: StoreWriter, spec: CorpusSpec, plan: list[_Model], day_index: int) -> int:
     when = day_time(spec, day_index)
     note = _aa_note(spec, day_index)
     written = 0
@@ -617,7 +623,7 @@ def generate(
     write_metadata(spec, metadata_dir)
     write_registry(spec, registry)
     plan = _plan(spec)
-    writer = _Writer(raw_dir)
+    writer = StoreWriter(raw_dir)
     pages = 0
     step = max(1, spec.days // 10)
     for day_index in range(spec.days):
@@ -663,4 +669,4 @@ def add_day(corpus: Corpus, spec: CorpusSpec, day_index: int) -> int:
     corpus ends); return how many were new. A day already stored writes nothing."""
     if not isinstance(day_index, int) or isinstance(day_index, bool) or day_index < 0:
         raise ValueError(f"day_index must be a whole number >= 0, got {day_index!r}")
-    return _write_day(_Writer(corpus.raw_dir), spec, _plan(spec), day_index)
+    return _write_day(StoreWriter(corpus.raw_dir), spec, _plan(spec), day_index)

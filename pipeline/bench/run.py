@@ -23,7 +23,9 @@ from typing import Any
 import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
+from pipeline.bench.poll_corpus import PollCorpus
 from pipeline.dagster.runner import REPORT_FILE
+from pipeline.raw.snapshots import COMPRESSED_SUFFIX, MAX_SNAPSHOT_BYTES, decompress
 from pipeline.warehouse.connection import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
@@ -72,7 +74,7 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
-def run_build(corpus: Corpus, exports: Path) -> BuildMeasure:
+def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
     env = dict(os.environ) | {
         "SPEEDBOOK_REGISTRY": str(corpus.registry),
         "SPEEDBOOK_METADATA": str(corpus.metadata_dir),
@@ -116,7 +118,7 @@ def run_build(corpus: Corpus, exports: Path) -> BuildMeasure:
     )
 
 
-def _read_report(corpus: Corpus) -> dict[str, Any]:
+def _read_report(corpus: Corpus | PollCorpus) -> dict[str, Any]:
     with contextlib.suppress(OSError, ValueError):
         report = json.loads((corpus.root / REPORT_FILE).read_text(encoding="utf-8"))
         if isinstance(report, dict):
@@ -128,7 +130,7 @@ def _report_id(report: dict[str, Any]) -> tuple[Any, Any]:
     return report.get("run_id"), report.get("finished_at")
 
 
-def _require_success(build: BuildMeasure, name: str, progress: Any) -> None:
+def require_success(build: BuildMeasure, name: str, progress: Any) -> None:
     """Refuse to report figures of a build that failed, or that ran without writing its report
     (its stage times would be the previous build's). The build's output goes to progress; the
     error stays one line."""
@@ -144,9 +146,13 @@ def _require_success(build: BuildMeasure, name: str, progress: Any) -> None:
 def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
     """Pages per second parsing the corpus's own page bytes with lxml.html alone (one process):
     the cost no parser of these pages can avoid. Median of three passes over the same sample."""
-    pages = sorted(p for p in corpus.raw_dir.glob("bench-aa-model-*/*.html"))
+    pages = sorted(
+        p
+        for p in corpus.raw_dir.glob("bench-aa-model-*/*.html*")
+        if p.name.endswith((".html", ".html" + COMPRESSED_SUFFIX))
+    )
     step = max(1, len(pages) // sample)
-    chosen = [p.read_bytes() for p in pages[::step][:sample]]
+    chosen = [stored_bytes(p) for p in pages[::step][:sample]]
     rates = []
     for _ in range(3):
         started = time.perf_counter()
@@ -154,6 +160,14 @@ def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]
             lxml.html.document_fromstring(data)
         rates.append(len(chosen) / (time.perf_counter() - started))
     return len(chosen), statistics.median(rates)
+
+
+def stored_bytes(path: Path) -> bytes:
+    """The bytes of a data file of the store as received: a `.gz` one decompressed."""
+    data = path.read_bytes()
+    if path.name.endswith(COMPRESSED_SUFFIX):
+        return decompress(data, MAX_SNAPSHOT_BYTES)
+    return data
 
 
 def insert_floor(database: Path, scratch: Path) -> tuple[int, float]:
@@ -205,23 +219,24 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
     full = run_build(corpus, exports)
     progress(f"full build: {full.wall_s} s (exit {full.status})")
-    _require_success(full, "full", progress)
+    require_success(full, "full", progress)
     database = corpus.root / "speedbook.duckdb"
     observed = observations(database)
     added = add_day(corpus, spec, spec.days)
     incremental = run_build(corpus, exports)
     progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
-    _require_success(incremental, "one-more-day", progress)
+    require_success(incremental, "one-more-day", progress)
     observed_after_day = observations(database)
     noop = run_build(corpus, exports)
     progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
-    _require_success(noop, "nothing-new", progress)
+    require_success(noop, "nothing-new", progress)
     floor_pages, floor_rate = parse_floor(corpus)
     insert_rows, insert_s = insert_floor(database, workdir)
     query_s = latest_query(database, LATEST_FROM_HISTORY)
     table_s = latest_query(database, LATEST_FROM_TABLE)
     extract_s = full.stages.get("extract", 0.0)
     result = {
+        "scenario": "pages",
         "spec": {
             "models": spec.models,
             "providers": spec.providers,

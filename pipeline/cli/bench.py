@@ -8,25 +8,44 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.support.errors import CommandError
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
 
+if TYPE_CHECKING:
+    from pipeline.bench.corpus import CorpusSpec
+    from pipeline.bench.poll_corpus import PollSpec
+
 NAME = "bench"
 HELP = "benchmark the build on a generated corpus and write the figures as JSON"
 DESCRIPTION = (
-    "Generate a deterministic synthetic corpus (Artificial Analysis-style pages: one per model "
-    "per day, P endpoints each, plus a catalogue and a compilation) in a temporary folder, run "
-    "`speedbook build` on it (full, one more day, nothing new), and report wall time per stage, "
-    "throughput, peak memory, and floors of the same work (lxml.html alone; one bulk insert)."
+    "Generate a deterministic synthetic corpus in a temporary folder, run `speedbook build` on it "
+    "(full, after one more day or poll, nothing new), and report wall time per stage, peak "
+    "memory, and floors of the same work. Scenario `pages` (the default): Artificial "
+    "Analysis-style pages, one per model per day, P endpoints each, plus a catalogue and a "
+    "compilation; floors lxml.html alone and one bulk insert. Scenario `openrouter`: OpenRouter "
+    "/endpoints poll bundles, --polls-per-day a day, one response per model; floor DuckDB's "
+    "read_json of the same bodies; also the snapshot store's bytes against the bytes received."
 )
+SCENARIOS = ("pages", "openrouter")
+# (models, days) when not given: the sizes of issue 15's figures
+DEFAULTS = {"pages": (300, 365), "openrouter": (400, 90)}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--models", type=int, default=300, help="models (pages per day)")
-    parser.add_argument("--providers", type=int, default=20, help="endpoints per page")
-    parser.add_argument("--days", type=int, default=365, help="days of history")
+    parser.add_argument(
+        "--scenario", choices=SCENARIOS, default="pages", help="what to generate (default: pages)"
+    )
+    parser.add_argument(
+        "--models", type=int, help="models: pages per day, or responses per poll (300 / 400)"
+    )
+    parser.add_argument("--providers", type=int, help="endpoints per page (pages only; default 20)")
+    parser.add_argument("--days", type=int, help="days of history (365 / 90)")
+    parser.add_argument(
+        "--polls-per-day", type=int, help="polls a day (openrouter only; default 48)"
+    )
     parser.add_argument("--seed", type=int, default=1729, help="random seed (deterministic)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     parser.add_argument(
@@ -39,6 +58,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep", action="store_true", help="keep the temporary folder with the generated corpus"
     )
+
+
+def _spec(args: argparse.Namespace) -> CorpusSpec | PollSpec:
+    """The scenario's spec from the options; CommandError naming the option that is wrong."""
+    from pipeline.bench.corpus import CorpusSpec
+    from pipeline.bench.poll_corpus import PollSpec
+
+    models, days = DEFAULTS[args.scenario]
+    models = models if args.models is None else args.models
+    days = days if args.days is None else args.days
+    try:  # "models must be a positive whole number, got 0"
+        if args.scenario == "pages":
+            if args.polls_per_day is not None:
+                raise CommandError("--polls-per-day is for --scenario openrouter")
+            providers = 20 if args.providers is None else args.providers
+            return CorpusSpec(models, providers, days, seed=args.seed)
+        if args.providers is not None:
+            raise CommandError("--providers is for --scenario pages")
+        polls = 48 if args.polls_per_day is None else args.polls_per_day
+        return PollSpec(models, days, polls, seed=args.seed)
+    except ValueError as error:
+        name, _, rest = str(error).partition(" ")
+        raise CommandError(f"--{name.replace('_', '-')} {rest}") from None
 
 
 def _check_json_target(path: Path) -> None:
@@ -60,14 +102,15 @@ def _check_workdir(path: Path) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from pipeline.bench.corpus import CorpusSpec
-    from pipeline.bench.run import render, run_bench
+    from pipeline.bench import poll_run
+    from pipeline.bench import run as page_run
 
     # Every argument is checked before anything is made on disk: a run takes minutes.
-    try:
-        spec = CorpusSpec(args.models, args.providers, args.days, seed=args.seed)
-    except ValueError as error:  # "models must be a positive whole number, got 0"
-        raise CommandError(f"--{error}") from None
+    spec = _spec(args)
+    if args.scenario == "pages":
+        run_bench, render = page_run.run_bench, page_run.render
+    else:
+        run_bench, render = poll_run.run_poll_bench, poll_run.render
     if args.json:
         _check_json_target(args.json)
     if args.workdir:

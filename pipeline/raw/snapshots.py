@@ -17,6 +17,11 @@ dead writer's lock), as the publisher does with its folders.
 
 A snapshot stored by mistake is withdrawn, never deleted: ``<same>.withdrawn.json`` beside its
 record says when and why; listings and builds leave it out, its bytes and record stay.
+
+Bytes of COMPRESS_FROM or more are stored gzip-compressed, as ``<file>.gz`` (a half-hourly poll
+bundle is megabytes of repetitive JSON, a tenth of that compressed); the record's sha256 and size
+stay those of the bytes as received, and reading decompresses under the same cap as a plain
+file. Smaller snapshots, and every snapshot stored before compression, stay plain files.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import os
 import re
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
@@ -56,6 +62,9 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 MAX_RECORD_BYTES = 64_000
 MAX_SNAPSHOT_BYTES = 256_000_000
 MAX_INDEX_BYTES = 256_000_000  # the listing cache: a few hundred bytes per record
+COMPRESSED_SUFFIX = ".gz"  # `<file>.gz`: the snapshot's bytes, gzip-compressed
+COMPRESS_FROM = 64 * 1024  # smaller snapshots gain little and stay plain (readable with less)
+COMPRESS_LEVEL = 6
 # No snapshot is older than the web; an earlier retrieval time is a typo (0001-01-01, 0026-...).
 EARLIEST_RETRIEVAL = datetime(1990, 1, 1, tzinfo=UTC)
 
@@ -218,6 +227,35 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def compress(data: bytes) -> bytes:
+    """The gzip form the store keeps of large snapshots: no name and no time in the header, so
+    the same bytes always compress to the same file."""
+    packer = _packer()
+    return packer.compress(data) + packer.flush()
+
+
+def _packer() -> zlib._Compress:
+    return zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, 31)  # 31: a gzip header, no name
+
+
+def decompress(data: bytes, max_bytes: int) -> bytes:
+    """The bytes a `compress`ed file holds, at most `max_bytes` of them: output stops one byte
+    past the cap, so a gzip bomb costs no more than a file of the cap. Raises OSError when the
+    file is not one whole gzip stream, holds more than the cap, or trails other bytes."""
+    unpacker = zlib.decompressobj(31)
+    try:
+        out = unpacker.decompress(data, max_bytes + 1)
+    except zlib.error as error:
+        raise OSError(errno.EINVAL, f"not a readable gzip file ({error})") from None
+    if len(out) > max_bytes:
+        raise OSError(errno.EFBIG, f"decompresses to more than {max_bytes:,} bytes")
+    if not unpacker.eof:
+        raise OSError(errno.EINVAL, "not a whole gzip file (truncated)")
+    if unpacker.unused_data:
+        raise OSError(errno.EINVAL, "bytes after the end of its gzip stream")
+    return out
+
+
 @functools.cache
 def _file_mode() -> int:
     """0o666 less the umask: what `open()` would give. mkstemp makes 0600 files, which would hide
@@ -299,6 +337,30 @@ def _atomic_write(path: Path, data: bytes) -> None:
     with _temporary(path.parent, path.suffix) as (out, tmp):
         out.write(data)
         _durable_rename(out, tmp, path)
+
+
+def _compress_into(out: BinaryIO, tmp: Path, path: Path) -> None:
+    """Compress the temporary file `tmp` (being written through `out`) into `path`, durably,
+    a chunk at a time."""
+    out.flush()
+    packer = _packer()
+    with _temporary(path.parent, COMPRESSED_SUFFIX) as (packed, packed_tmp), tmp.open("rb") as raw:
+        while chunk := raw.read(COPY_CHUNK):
+            packed.write(packer.compress(chunk))
+        packed.write(packer.flush())
+        _durable_rename(packed, packed_tmp, path)
+
+
+def write_data_file(path: Path, data: bytes) -> Path:
+    """Write a new snapshot's bytes at `path` (its data file in a source folder) as the store
+    keeps them: compressed beside the name (`<path>.gz`) when COMPRESS_FROM or larger. Not
+    durable (no fsync) and not locked: for writers of disposable stores (the benchmark corpus),
+    which add the record after. Returns the file written."""
+    if len(data) >= COMPRESS_FROM:
+        path = path.with_name(path.name + COMPRESSED_SUFFIX)
+        data = compress(data)
+    path.write_bytes(data)
+    return path
 
 
 class _Copied:
@@ -524,7 +586,10 @@ class SnapshotStore:
                 reconstructed_from=reconstructed_from,
             )
             if reused is None:  # the bytes before the record that names them
-                _durable_rename(out, tmp, directory / name)
+                if copied.size >= COMPRESS_FROM:
+                    _compress_into(out, tmp, directory / (name + COMPRESSED_SUFFIX))
+                else:
+                    _durable_rename(out, tmp, directory / name)
         _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
         return AddResult(meta, created=True, skipped=tuple(skipped))
 
@@ -681,13 +746,25 @@ class SnapshotStore:
         return snapshots[-1] if snapshots else None
 
     def path_of(self, meta: SnapshotMeta) -> Path:
-        return self.source_dir(meta.source_id) / meta.data_file
+        """The file holding the snapshot's bytes: its plain data file, or when there is none
+        (nothing at all under that name, not even a link) the compressed one beside it."""
+        plain = self.source_dir(meta.source_id) / meta.data_file
+        if not os.path.lexists(plain):
+            packed = plain.with_name(plain.name + COMPRESSED_SUFFIX)
+            if os.path.lexists(packed):
+                return packed
+        return plain
 
     def read(self, meta: SnapshotMeta) -> bytes:
-        """The snapshot's bytes, verified against the recorded sha256."""
+        """The snapshot's bytes, verified against the recorded sha256 (decompressed first when
+        stored compressed, never to more than the recorded size). SnapshotDamaged names what is
+        wrong: missing, not a plain file, not whole gzip, too large, another sha256."""
         path = self.path_of(meta)
         try:
             data = read_store_file(path, MAX_SNAPSHOT_BYTES)
+            if path.name != meta.data_file:  # `<data_file>.gz`
+                # never more than was received: a bomb stops one byte past the recorded size
+                data = decompress(data, min(meta.size, MAX_SNAPSHOT_BYTES))
         except OSError as error:
             reason = error.strerror if error.filename is None and error.strerror else error
             raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {reason}") from None
