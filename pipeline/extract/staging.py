@@ -71,7 +71,11 @@ EXTRACTION_COLUMNS = [
     "extracted_at",
 ]
 PARALLEL_THRESHOLD = 1_000  # below this, starting workers (~1.5 s) costs more than it saves
-CHUNK = 1024
+CHUNK = 1024  # snapshots per chunk at most...
+# ...and at most this many bytes (as received) unless one snapshot alone is larger: a chunk's rows
+# are proportional to its bytes, and a chunk of 1,024 half-hourly polls (2 MB each) held 19 million
+# rows, 10 GB in one worker
+CHUNK_BYTES = 32 * 1024 * 1024
 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
@@ -413,9 +417,19 @@ def _write(
     result.write_seconds += time.perf_counter() - started
 
 
-def _chunks(jobs: list[_Job], size: int) -> Iterator[list[_Job]]:
-    for start in range(0, len(jobs), size):
-        yield jobs[start : start + size]
+def _chunks(jobs: list[_Job], size: int, max_bytes: int = CHUNK_BYTES) -> Iterator[list[_Job]]:
+    """Consecutive runs of jobs, each of at most `size` jobs and `max_bytes` (a job larger than
+    that is a chunk of its own)."""
+    batch: list[_Job] = []
+    held = 0
+    for job in jobs:
+        if batch and (len(batch) == size or held + job.meta.size > max_bytes):
+            yield batch
+            batch, held = [], 0
+        batch.append(job)
+        held += job.meta.size
+    if batch:
+        yield batch
 
 
 def extract(
