@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.release.parquet import NOT_EXPORTED, write_parquet
+from pipeline.release.parquet import NOT_EXPORTED, PARTITIONED, write_parquet
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +52,10 @@ def test_every_core_table_and_mart_view_is_written(warehouse, written):
     target, counts = written
     tables = names(warehouse, "duckdb_tables()", "core")
     views = names(warehouse, "duckdb_views()", "mart") + names(warehouse, "duckdb_tables()", "mart")
-    expected = {f"core/{t}.parquet" for t in tables if t != "observations"}
+    expected = {f"core/{t}.parquet" for t in tables if t not in PARTITIONED}
     expected |= {f"mart/{v}.parquet" for v in views if v not in NOT_EXPORTED}
     assert set(views) >= NOT_EXPORTED  # left out on purpose: they restate core.observations
-    partitions = {p for p in counts if p.startswith("core/observations/")}
+    partitions = {p for p in counts if p.count("/") == 3}  # core/<table>/<month>/data_0.parquet
     assert set(counts) - partitions == expected
     assert {"mart/leaderboard.parquet", "mart/peak_vs_live.parquet", "core/claims.parquet"} <= set(
         counts
@@ -67,7 +67,7 @@ def test_every_core_table_and_mart_view_is_written(warehouse, written):
 def test_read_back_equals_the_warehouse(warehouse, written):
     target, counts = written
     for path, rows in counts.items():
-        if path.startswith("core/observations/"):
+        if path.count("/") == 3:  # a month of a partitioned table
             continue
         schema, name = path.removesuffix(".parquet").split("/")
         source = f"SELECT * FROM {schema}.{name}"
@@ -78,22 +78,23 @@ def test_read_back_equals_the_warehouse(warehouse, written):
         assert columns(warehouse, copy) == columns(warehouse, source), path
 
 
-def test_observations_are_partitioned_by_month_in_hive_layout(warehouse, written):
+@pytest.mark.parametrize("table", sorted(PARTITIONED))
+def test_the_tables_that_grow_are_partitioned_by_month_in_hive_layout(warehouse, written, table):
     target, counts = written
     months = [
         r[0]
         for r in warehouse.execute(
-            "SELECT DISTINCT strftime(observed_at, '%Y-%m') FROM core.observations ORDER BY 1"
+            f"SELECT DISTINCT strftime(observed_at, '%Y-%m') FROM core.{table} ORDER BY 1"
         ).fetchall()
     ]
-    assert "2026-06" in months and "2023-12" in months
-    assert sorted(p for p in counts if p.startswith("core/observations/")) == [
-        f"core/observations/observed_month={m}/data_0.parquet" for m in months
+    assert months, f"core.{table} is empty in the bundled warehouse"
+    assert sorted(p for p in counts if p.startswith(f"core/{table}/")) == [
+        f"core/{table}/observed_month={m}/data_0.parquet" for m in months
     ]
-    copy = f"read_parquet('{target}/core/observations/*/*.parquet', hive_partitioning = true)"
+    copy = f"read_parquet('{target}/core/{table}/*/*.parquet', hive_partitioning = true)"
     assert same_rows(
         warehouse,
-        "SELECT * FROM core.observations",
+        f"SELECT * FROM core.{table}",
         f"SELECT * EXCLUDE (observed_month) FROM {copy}",
     )
     misfiled = warehouse.execute(
@@ -101,7 +102,7 @@ def test_observations_are_partitioned_by_month_in_hive_layout(warehouse, written
     ).fetchone()[0]
     assert misfiled == 0
     # a month's file does not repeat the partition column (Spark and Trino take it from the path)
-    one_month = target / "core" / "observations" / f"observed_month={months[0]}" / "data_0.parquet"
+    one_month = target / "core" / table / f"observed_month={months[0]}" / "data_0.parquet"
     inside = warehouse.execute(f"SELECT name FROM parquet_schema('{one_month}')").fetchall()
     assert ("observed_at",) in inside and ("observed_month",) not in inside
 
@@ -124,7 +125,7 @@ def test_unchanged_months_are_linked_from_the_earlier_release(warehouse, written
     again = write_parquet(warehouse, second, reuse_from=first)
     assert again == counts
     for path in counts:
-        if path.startswith("core/observations/"):
+        if path.count("/") == 3:
             old, new = (first / path).stat(), (second / path).stat()
             assert (old.st_ino, old.st_dev) == (new.st_ino, new.st_dev), path
     # a month whose rows differ is written again, never linked

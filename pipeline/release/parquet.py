@@ -2,9 +2,12 @@
 
 Layout under the folder given:
 
-    core/<table>.parquet                                    every core table, all history
-    core/observations/observed_month=YYYY-MM/data_0.parquet observations, Hive-partitioned by the
-                                                            UTC month of observed_at
+    core/<table>.parquet                                    every core table, all history...
+    core/<table>/observed_month=YYYY-MM/data_0.parquet      ...but those derived per snapshot
+                                                            (observations, model figures, both
+                                                            offer tables), which grow with it:
+                                                            Hive-partitioned by the UTC month of
+                                                            observed_at
     mart/<view>.parquet                                     every mart view, as of the build
                                                             (but NOT_EXPORTED: the views that
                                                             restate core.observations)
@@ -13,10 +16,10 @@ Rows are sorted (observations by their id, other tables on every column), so the
 gives the same files, byte for byte (for the same DuckDB version, which the files name in their
 `created_by`). Timestamps are written as UTC instants.
 
-Observations grow by a day at a time while their older months stay as they were: a month whose
-rows are unchanged since the release the files are reused from is hard-linked from it instead of
-written again. `_partitions.json` beside the month folders (ignored by Spark, Trino and Hive,
-which skip names starting with `_`) records each month's row count and content hash for that.
+These tables grow by a poll or a day at a time while their older months stay as they were: a
+month whose rows are unchanged since the release the files are reused from is hard-linked from it
+instead of written again. `_partitions.json` beside the month folders (ignored by Spark, Trino and
+Hive, which skip names starting with `_`) records each month's row count and content hash.
 """
 
 from __future__ import annotations
@@ -31,15 +34,28 @@ import duckdb
 
 from pipeline.schema.ddl import quote_literal
 from pipeline.warehouse.connection import catalog_objects
+from pipeline.warehouse.core import PER_SNAPSHOT
 
-PARTITIONED = {"observations": "observed_at"}
+# the tables that grow with the history, and the column they are partitioned on
+PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
 PARTITION_COLUMN = "observed_month"
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
 PARTITION_INDEX = "_partitions.json"
-# mart views that restate the history row for row (core.observations, and for figure_history
-# also history.release_figures): derivable, and by far the largest
-NOT_EXPORTED = {"observations_as_of", "observation_pairs", "figure_history"}
+SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
+# mart views that restate the history row for row (core.observations with names or flags, and for
+# figure_history also history.release_figures): derivable from the core files, by far the
+# largest, and each a scan of the whole history at every release (mart.endpoint_stats and
+# mart.published_observations were 12 million of a 7-day poll history's 13 million rows, 80 s).
+# current_observations_afresh is core.current_observations computed again.
+NOT_EXPORTED = {
+    "observations_as_of",
+    "observation_pairs",
+    "figure_history",
+    "published_observations",
+    "endpoint_stats",
+    "current_observations_afresh",
+}
 
 
 def _names(con: duckdb.DuckDBPyConnection, kind: str, schema: str) -> list[str]:
@@ -139,7 +155,7 @@ def _write_partitioned(
             count = fingerprint[0]
         else:
             query = f"SELECT * FROM core.{table} WHERE {_month(column)} = '{month}'"
-            count = _copy(con, query, path, order=f"{table[:-1]}_id")
+            count = _copy(con, query, path, order=SORTED_BY.get(table, "ALL"))
         written[path.relative_to(target_dir).as_posix()] = count
     folder.mkdir(parents=True, exist_ok=True)
     (folder / PARTITION_INDEX).write_text(json.dumps(months, sort_keys=True) + "\n", "utf-8")
