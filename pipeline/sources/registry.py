@@ -41,6 +41,8 @@ OPTIONAL_INT = ("max_models",)
 OPTIONAL_LIST = ("models",)
 OPTIONAL = OPTIONAL_TEXT + OPTIONAL_BOOL + OPTIONAL_INT + OPTIONAL_LIST
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# ids whose raw asset (`raw_<id>`) would be one of the raw layer's own: raw_fetch, raw_inventory
+RESERVED_IDS = ("fetch", "inventory")
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 MODEL_PLACEHOLDER = "{model}"
@@ -208,6 +210,8 @@ def _check_entry(index: int, entry: object) -> Source:
     _typed(label, entry)
     if not SLUG.match(entry["id"]):
         raise RegistryError(f"{label}: id must be a lower-case slug (a-z, 0-9, single hyphens)")
+    if entry["id"] in RESERVED_IDS:
+        raise RegistryError(f"{label}: id {entry['id']!r} is reserved (the raw layer's own asset)")
     checks = (
         ("kind", SOURCE_KINDS),
         ("tier", TIERS),
