@@ -382,3 +382,28 @@ def test_speedbook_ui_passes_schedules_running_and_notes_a_queue_without_the_lim
     (settings.dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     main(["ui", *args])
     assert "run queue may start two runs on this warehouse at once" in capsys.readouterr().err
+
+
+def test_the_queue_starts_one_of_two_runs_of_a_warehouse_and_one_of_another(tmp_path, instance):
+    """The run queue's own rule (the counter its daemon dequeues by), fed the limits of the
+    instance `speedbook ui` prepares: a run of a warehouse waits while another of it is in
+    progress; a run of another warehouse does not."""
+    from dagster._utils.tags import TagConcurrencyLimitsCounter
+
+    settings = _settings(tmp_path, BUNDLED_REGISTRY.read_text(encoding="utf-8"))
+    with dagster_instance(settings) as ours:
+        limits = ours.get_concurrency_config().run_queue_config.tag_concurrency_limits
+    here = {WAREHOUSE_TAG: str(settings.warehouse)}
+    first, second = (
+        create_run_for_test(instance, job_name="refresh_daily", tags=here) for _ in "12"
+    )
+    other = create_run_for_test(
+        instance, job_name="build", tags={WAREHOUSE_TAG: str(tmp_path / "other")}
+    )
+    counter = TagConcurrencyLimitsCounter(limits, [])
+    assert not counter.is_blocked(first)
+    counter.update_counters_with_launched_item(first)
+    assert counter.is_blocked(second)  # waits for the first
+    assert not counter.is_blocked(other)
+    # once the first has finished, nothing in progress holds the second back
+    assert not TagConcurrencyLimitsCounter(limits, []).is_blocked(second)
