@@ -35,7 +35,9 @@ def _settings(api: ApiWorld) -> Settings:
     api.add("openrouter-providers", cadence="daily")
     api.serve("/api.json", ok(MODELS_DEV))
     api.serve("/api/v1/providers", status(404, body=b"gone"))
-    text = '[cadences]\ndaily = "15 2 * * *"\n\n' + "\n".join(
+    # the tick half a day away, so that no tick falls between the two runs of the test
+    hour = (datetime.now(UTC).hour + 12) % 24
+    text = f'[cadences]\ndaily = "0 {hour} * * *"\n\n' + "\n".join(
         toml_entry(fields) for fields in api.entries.values()
     )
     api.registry.write_text(text, encoding="utf-8")
