@@ -13,7 +13,7 @@ def test_definitions_load_with_one_raw_asset_per_source(settings):
     graph = defs.resolve_asset_graph()
     sources = load_registry(settings.registry)
     raw_keys = {key for key in graph.get_all_asset_keys() if key.path[-1].startswith("raw_")}
-    assert len(raw_keys) == len(sources) + 1  # and raw_inventory
+    assert len(raw_keys) == len(sources) + 2  # and raw_inventory, raw_fetch
     assert graph.get(dg.AssetKey("raw_inventory")).group_name == "raw"
     node = graph.get(dg.AssetKey("raw_cloudflare_workers_ai"))
     assert node.group_name == "raw"

@@ -14,7 +14,9 @@ from pipeline.support.settings import (
     ENV_EXPORTS,
     ENV_METADATA,
     ENV_REGISTRY,
+    ENV_SCHEDULES,
     ENV_WAREHOUSE,
+    SCHEDULES_RUNNING,
     Settings,
 )
 
@@ -22,15 +24,25 @@ NAME = "ui"
 HELP = "open the Dagster UI (dagster dev) on this project's instance"
 DESCRIPTION = (
     "Run `dagster dev -m pipeline.definitions` with DAGSTER_HOME set to <warehouse>/dagster, so "
-    "the runs `speedbook build` made appear with their history. The UI does not take the "
-    "warehouse lock (it would stop every `speedbook build` while it is open), so a run "
-    "launched from it does not wait for a build: launch one only when no build is running."
+    "the runs `speedbook build` made appear with their history. `dagster dev` also runs the "
+    "daemon: the schedules (one per cadence of the registry's [cadences] table: fetch what is "
+    "due, build, publish when content changed) and the run queue, which starts one run at a "
+    "time per warehouse. Schedules start stopped: turn them on in the UI (Automation), with "
+    "`dagster schedule start`, or with --schedules-running. The UI does not take the "
+    "warehouse lock (it would stop every `speedbook build` while it is open); every run "
+    "launched from it does, and fails at once while a `speedbook build` holds it."
 )
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=3000, help="web server port (default 3000)")
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    parser.add_argument(
+        "--schedules-running",
+        action="store_true",
+        help="start the schedules running the first time this instance sees them (default: "
+        "stopped until turned on; after that, the state the UI gave them)",
+    )
 
 
 def build_holder(lock_file: Path) -> str | None:
@@ -66,7 +78,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
 
-    dagster_instance(settings).dispose()  # creates the instance folder and dagster.yaml
+    from pipeline.dagster.schedules import WAREHOUSE_TAG, queues_one_run_per_warehouse
+
+    with dagster_instance(settings) as instance:  # creates the instance folder and dagster.yaml
+        if not queues_one_run_per_warehouse(instance):
+            print(
+                f"note: {settings.dagster_home / 'dagster.yaml'} is not Speedbook's and its run "
+                f"queue may start two runs on this warehouse at once (add a tag limit of 1 per "
+                f'value of {WAREHOUSE_TAG}: README "Running unattended"); the warehouse lock '
+                "still fails the second",
+                file=sys.stderr,
+            )
     executable = shutil.which("dagster") or os.path.join(os.path.dirname(sys.executable), "dagster")
     if not os.path.exists(executable):
         raise CommandError("the `dagster` command is not installed; run `make install`")
@@ -77,6 +99,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         ENV_EXPORTS: str(settings.exports),
         ENV_METADATA: str(settings.metadata),
     }
+    if args.schedules_running:
+        env[ENV_SCHEDULES] = SCHEDULES_RUNNING
     command = [
         executable,
         "dev",

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipeline.dagster.fingerprint import build_fingerprint
+from pipeline.dagster.schedules import WAREHOUSE_TAG
 from pipeline.raw.inventory import scope_problem
 from pipeline.support.limits import TEXT_CHARS, capped_text
 from pipeline.support.locking import warehouse_lock
@@ -37,7 +38,8 @@ from pipeline.warehouse.swap import (
 
 INSTANCE_HEADER = "# Written by `speedbook build`."
 # python_logs: the pipeline's progress lines (logger `speedbook`) go into every run's log,
-# whichever process runs a step.
+# whichever process runs a step. concurrency: the run queue (the daemon of `dagster dev`) starts
+# one run at a time per warehouse, by the tag every job of the location carries.
 INSTANCE_YAML = f"""\
 {INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance.
 telemetry:
@@ -46,6 +48,13 @@ python_logs:
   managed_python_loggers:
     - {LOGGER}
   python_log_level: INFO
+concurrency:
+  runs:
+    tag_concurrency_limits:
+      - key: {WAREHOUSE_TAG}
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
 """
 REPORT_FILE = "build_report.json"
 

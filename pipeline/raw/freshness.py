@@ -77,3 +77,19 @@ def freshness(
     confirmed = confirmed_at if used.snapshot_id == newest.snapshot_id else None
     fresh_as_of = max(used.retrieved, confirmed) if confirmed else used.retrieved
     return Freshness(used, confirmed, fresh_as_of, max_age, at, fresh_as_of < at - max_age)
+
+
+def due(
+    newest: SnapshotMeta | None,
+    outcome: OutcomeRecord | None,
+    max_age: timedelta,
+    next_tick: datetime,
+) -> bool:
+    """Whether a fetch at a tick of the source's schedule is due: the rule above says the source
+    would be stale at the schedule's next tick if it were not fetched now (or it has no snapshot
+    at all). Measured from its newest snapshot, re-confirmed or not: a failed fetch confirms
+    nothing, so a source whose fetch failed is due again at the next tick."""
+    if newest is None:
+        return True
+    confirmed = confirmation(outcome, newest)
+    return freshness(newest, newest, confirmed, max_age, next_tick).stale

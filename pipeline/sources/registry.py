@@ -13,6 +13,7 @@ from urllib.parse import quote, urlsplit
 from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, MAX_MEMBERS
 from pipeline.schema.vocabulary import SOURCE_KINDS, TIERS
 from pipeline.sources.formats import FORMATS
+from pipeline.sources.schedule import cron_problem
 from pipeline.support.text import url_for_message, url_problem
 
 CADENCES: dict[str, timedelta] = {
@@ -23,6 +24,7 @@ CADENCES: dict[str, timedelta] = {
     "quarterly": timedelta(days=92),
     "yearly": timedelta(days=366),
 }
+CRON_TABLE = "cadences"  # `[cadences]`: the cron string of each cadence that runs on a schedule
 REQUIRED = ("id", "kind", "publisher", "url", "tier", "format", "cadence")
 # Optional fields by the type TOML must give them.
 OPTIONAL_TEXT = (
@@ -39,6 +41,8 @@ OPTIONAL_INT = ("max_models",)
 OPTIONAL_LIST = ("models",)
 OPTIONAL = OPTIONAL_TEXT + OPTIONAL_BOOL + OPTIONAL_INT + OPTIONAL_LIST
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# ids whose raw asset (`raw_<id>`) would be one of the raw layer's own: raw_fetch, raw_inventory
+RESERVED_IDS = ("fetch", "inventory")
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 MODEL_PLACEHOLDER = "{model}"
@@ -206,6 +210,8 @@ def _check_entry(index: int, entry: object) -> Source:
     _typed(label, entry)
     if not SLUG.match(entry["id"]):
         raise RegistryError(f"{label}: id must be a lower-case slug (a-z, 0-9, single hyphens)")
+    if entry["id"] in RESERVED_IDS:
+        raise RegistryError(f"{label}: id {entry['id']!r} is reserved (the raw layer's own asset)")
     checks = (
         ("kind", SOURCE_KINDS),
         ("tier", TIERS),
@@ -226,14 +232,44 @@ def _check_entry(index: int, entry: object) -> Source:
     return Source(**entry)
 
 
-def load_registry(path: Path) -> dict[str, Source]:
-    """Read and validate the registry; return sources by id, in file order."""
+def _read(path: Path) -> dict[str, Any]:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RegistryError(f"registry {path}: file not found") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise RegistryError(f"registry {path}: cannot read: {error}") from None
+
+
+def _check_crons(path: Path, raw: dict[str, Any]) -> dict[str, str]:
+    table = raw.get(CRON_TABLE, {})
+    if not isinstance(table, dict):
+        raise RegistryError(f"registry {path}: [{CRON_TABLE}] must be a table of cron strings")
+    for cadence, cron in table.items():
+        if cadence not in CADENCES:
+            raise RegistryError(
+                f"registry {path}: [{CRON_TABLE}] names unknown cadence {cadence[:80]!r} "
+                f"(expected one of {', '.join(CADENCES)})"
+            )
+        problem = cron_problem(cron)
+        if problem:
+            raise RegistryError(
+                f"registry {path}: [{CRON_TABLE}] {cadence} = {str(cron)[:80]!r} {problem}"
+            )
+    return dict(table)
+
+
+def load_crons(path: Path) -> dict[str, str]:
+    """The registry's cron string of each cadence that runs on a schedule (in file order; a
+    cadence left out has none), validated as `load_registry` validates them."""
+    return _check_crons(path, _read(path))
+
+
+def load_registry(path: Path) -> dict[str, Source]:
+    """Read and validate the registry (its `[cadences]` too); return sources by id, in file
+    order."""
+    raw = _read(path)
+    _check_crons(path, raw)
     entries = raw.get("source")
     if not isinstance(entries, list) or not entries:
         raise RegistryError(f"registry {path}: no [[source]] entries")

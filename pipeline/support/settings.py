@@ -18,6 +18,10 @@ ENV_REGISTRY = "SPEEDBOOK_REGISTRY"
 ENV_WAREHOUSE = "SPEEDBOOK_WAREHOUSE"
 ENV_EXPORTS = "SPEEDBOOK_EXPORTS"
 ENV_METADATA = "SPEEDBOOK_METADATA"
+# `running`: the code location's schedules start running when the instance first sees them
+# (`speedbook ui --schedules-running`); otherwise they start stopped
+ENV_SCHEDULES = "SPEEDBOOK_SCHEDULES"
+SCHEDULES_RUNNING = "running"
 
 
 @dataclass(frozen=True)

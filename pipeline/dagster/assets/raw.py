@@ -1,17 +1,19 @@
 """Raw layer: one external asset per registered source, standing for its snapshots on disk.
 
-Raw assets are not computed by a run: the snapshot store is filled by `speedbook fetch` and
-`speedbook snapshot add`. The first step of a build, `raw_inventory`, lists the snapshots the
-build reads, reports each one it leaves out, and records a materialization for every source
-whose newest snapshot changed since the last report, so the UI shows when data last arrived
-(`dagster/last_updated_timestamp`: the snapshot's retrieval, not the report). A source's freshness
-is the asset check `fresh` on its raw asset (assets/freshness.py), never a FreshnessPolicy,
-which would count from when the report was recorded.
+Raw assets are not computed by a run: the snapshot store is filled by `speedbook fetch`,
+`speedbook snapshot add` and the fetch of a scheduled run (`raw_fetch`, assets/fetch.py). The
+first step of a build, `raw_inventory`, lists the snapshots the build reads, reports each one it
+leaves out, and records a materialization for every source whose newest snapshot changed since
+the last report, so the UI shows when data last arrived (`dagster/last_updated_timestamp`: the
+snapshot's retrieval, not the report). A source's freshness is the asset check `fresh` on its
+raw asset (assets/freshness.py), never a FreshnessPolicy, which would count from when the report
+was recorded.
 """
 
 import dagster as dg
 
 from pipeline.dagster.assets import stage_metadata
+from pipeline.dagster.assets.fetch import RAW_FETCH
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.inventory import Inventory
 from pipeline.sources.registry import Source
@@ -85,7 +87,8 @@ def build_inventory_asset(sources: dict[str, Source]) -> dg.AssetsDefinition:
     @dg.asset(
         key=RAW_INVENTORY,
         group_name="raw",
-        deps=[raw_asset_key(source_id) for source_id in sources],
+        # after the fetch of a refresh run (a dependency only: the build job has no fetch)
+        deps=[RAW_FETCH, *(raw_asset_key(source_id) for source_id in sources)],
         kinds={"file"},
         description="The snapshots a build reads: every registered source's, up to the as-of "
         "time. Reports each snapshot it leaves out once per run, and records a materialisation "
