@@ -3,10 +3,10 @@
 Layout under the folder given:
 
     core/<table>.parquet                                    every core table, all history...
-    core/<table>/observed_month=YYYY-MM/data_0.parquet      ...but those derived per snapshot
+    core/<table>/observed_date=YYYY-MM-DD/data_0.parquet    ...but those derived per snapshot
                                                             (observations, model figures, both
                                                             offer tables), which grow with it:
-                                                            Hive-partitioned by the UTC month of
+                                                            Hive-partitioned by the UTC day of
                                                             observed_at
     mart/<view>.parquet                                     every mart view, as of the build
                                                             (but NOT_EXPORTED: the views that
@@ -16,10 +16,12 @@ Rows are sorted (observations by their id, other tables on every column), so the
 gives the same files, byte for byte (for the same DuckDB version, which the files name in their
 `created_by`). Timestamps are written as UTC instants.
 
-These tables grow by a poll or a day at a time while their older months stay as they were: a
-month whose rows are unchanged since the release the files are reused from is hard-linked from it
-instead of written again. `_partitions.json` beside the month folders (ignored by Spark, Trino and
-Hive, which skip names starting with `_`) records each month's row count and content hash.
+These tables grow by a poll or a day at a time while their older days stay as they were: a day
+whose rows are unchanged since the release the files are reused from is hard-linked from it
+instead of written again, so a release after one more poll writes that poll's day, not its month
+(a month of half-hourly polls is 30 million rows). `_partitions.json` beside the day folders
+(ignored by Spark, Trino and Hive, which skip names starting with `_`) records each day's row
+count and content hash.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from pipeline.warehouse.core import PER_SNAPSHOT
 
 # the tables that grow with the history, and the column they are partitioned on
 PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
-PARTITION_COLUMN = "observed_month"
-_MONTH = re.compile(r"^\d{4}-\d{2}$")
+PARTITION_COLUMN = "observed_date"
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
 PARTITION_INDEX = "_partitions.json"
 SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
@@ -71,9 +73,9 @@ def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path, order: str = "
     return int(rows[0][0])
 
 
-def _month(column: str) -> str:
-    # timezone('UTC', ...) makes the month independent of the session's time zone
-    return f"strftime(timezone('UTC', {column}), '%Y-%m')"
+def _day(column: str) -> str:
+    # timezone('UTC', ...) makes the day independent of the session's time zone
+    return f"strftime(timezone('UTC', {column}), '%Y-%m-%d')"
 
 
 def write_parquet(
@@ -81,8 +83,8 @@ def write_parquet(
 ) -> dict[str, int]:
     """Write every core table and mart view of the warehouse `con` is open on as Parquet under
     `target_dir` (which should be empty); return {path relative to target_dir: rows}.
-    `reuse_from`, an earlier release's Parquet folder, lends the observation months that did not
-    change."""
+    `reuse_from`, an earlier release's Parquet folder, lends the days of the partitioned tables
+    that did not change."""
     target_dir = Path(target_dir)
     written: dict[str, int] = {}
     for table in _names(con, "table", "core"):
@@ -110,7 +112,7 @@ def _previous_index(folder: Path | None) -> dict[str, list[int]]:
         index = json.loads((folder / PARTITION_INDEX).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return index if isinstance(index, dict) else {}  # damaged: every month is written again
+    return index if isinstance(index, dict) else {}  # damaged: every day is written again
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -128,35 +130,31 @@ def _write_partitioned(
     target_dir: Path,
     reuse_from: Path | None,
 ) -> dict[str, int]:
-    """One file per month in Hive layout; the partition column lives in the folder name only,
+    """One file per day in Hive layout; the partition column lives in the folder name only,
     as Spark and Trino expect."""
-    months = {
-        month: [int(rows), int(content)]
-        for month, rows, content in con.execute(
-            f"SELECT {_month(column)} AS m, count(*), sum(hash(t)) "
-            f"FROM core.{table} AS t GROUP BY m ORDER BY m"
+    days = {
+        day: [int(rows), int(content)]
+        for day, rows, content in con.execute(
+            f"SELECT {_day(column)} AS d, count(*), sum(hash(t)) "
+            f"FROM core.{table} AS t GROUP BY d ORDER BY d"
         ).fetchall()
     }
     folder = target_dir / "core" / table
     donor = reuse_from / "core" / table if reuse_from is not None else None
     previous = _previous_index(donor)
     written: dict[str, int] = {}
-    for month, fingerprint in months.items():
-        if month is None or not _MONTH.match(month):
-            raise ValueError(f"core.{table}: cannot partition on {column} value month {month!r}")
-        relative = Path(f"{PARTITION_COLUMN}={month}") / "data_0.parquet"
+    for day, fingerprint in days.items():
+        if day is None or not _DAY.match(day):
+            raise ValueError(f"core.{table}: cannot partition on {column} value day {day!r}")
+        relative = Path(f"{PARTITION_COLUMN}={day}") / "data_0.parquet"
         path = folder / relative
-        if (
-            donor is not None
-            and previous.get(month) == fingerprint
-            and (donor / relative).is_file()
-        ):
+        if donor is not None and previous.get(day) == fingerprint and (donor / relative).is_file():
             _link_or_copy(donor / relative, path)
             count = fingerprint[0]
         else:
-            query = f"SELECT * FROM core.{table} WHERE {_month(column)} = '{month}'"
+            query = f"SELECT * FROM core.{table} WHERE {_day(column)} = '{day}'"
             count = _copy(con, query, path, order=SORTED_BY.get(table, "ALL"))
         written[path.relative_to(target_dir).as_posix()] = count
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / PARTITION_INDEX).write_text(json.dumps(months, sort_keys=True) + "\n", "utf-8")
+    (folder / PARTITION_INDEX).write_text(json.dumps(days, sort_keys=True) + "\n", "utf-8")
     return written
