@@ -37,7 +37,8 @@ def break_traceability(monkeypatch: pytest.MonkeyPatch) -> None:
     """The traceability check finds an observation without its snapshot."""
     import pipeline.dagster.assets.core as core
 
-    monkeypatch.setattr(core, "TRACEABILITY", "SELECT 1")
+    broken = "SELECT 1 WHERE ? IS NOT NULL AND ?::VARCHAR[] IS NOT NULL"  # the same parameters
+    monkeypatch.setattr(core, "TRACEABILITY", broken)
 
 
 def break_catalog_export(monkeypatch: pytest.MonkeyPatch) -> None:

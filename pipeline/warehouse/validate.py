@@ -28,7 +28,7 @@ def batches(
     counts = dict(
         con.execute(
             f"SELECT snapshot_id, count(*) FROM {table} "
-            "WHERE snapshot_id IN (SELECT unnest(?)) GROUP BY snapshot_id",
+            "WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY snapshot_id",
             [list(snapshot_ids)],
         ).fetchall()
     )
@@ -72,7 +72,7 @@ def validate_by_snapshot(
     failures: list[pd.DataFrame] = []
     for run in batches(con, table, list(snapshot_ids), batch):
         rows = con.execute(
-            f"SELECT * FROM {table} WHERE snapshot_id IN (SELECT unnest(?))", [run]
+            f"SELECT * FROM {table} WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[]))", [run]
         ).df()
         checked += len(rows)
         try:

@@ -143,12 +143,15 @@ def _core_checks() -> list[dg.AssetCheckSpec]:
     return checks
 
 
+# Over the observations a build appended (or all, when it derived them all): core.snapshots holds
+# every stored snapshot, so the rows of earlier builds keep the snapshot they were traced to.
 TRACEABILITY = """
 SELECT count(*) FROM core.observations AS o
 LEFT JOIN core.snapshots AS s USING (snapshot_id)
 LEFT JOIN core.sources AS src ON src.source_id = o.source_id
-WHERE s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
-   OR o.tier IS NULL OR o.observed_at IS NULL
+WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
+       OR o.tier IS NULL OR o.observed_at IS NULL)
+  AND (? OR o.snapshot_id IN (SELECT unnest(?::VARCHAR[])))
 """
 
 
@@ -198,7 +201,7 @@ def _validate_table(
         if appended is not None and name in PER_SNAPSHOT:
             duplicates = con.execute(
                 f"SELECT count(*) - count(DISTINCT {column}) FROM core.{name} "
-                "WHERE snapshot_id IN (SELECT unnest(?))",
+                "WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[]))",
                 [appended],
             ).fetchone()[0]
         else:
@@ -276,7 +279,8 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
                 _validate_table(con, name, model, loaded.appended)
                 for name, model in CORE_TABLES.items()
             ]
-            untraceable = con.execute(TRACEABILITY).fetchone()[0]
+            every = loaded.appended is None
+            untraceable = con.execute(TRACEABILITY, [every, loaded.appended or []]).fetchone()[0]
     for name, count in loaded.counts.items():
         metadata: dict[str, object] = {"rows": count}
         if name == "observations":
