@@ -31,7 +31,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
-from pipeline.warehouse.current import refresh_current
+from pipeline.warehouse.current import ensure_current, refresh_current
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
@@ -65,6 +65,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
     con.execute((SQL_DIR / "core" / MACROS_SQL).read_text(encoding="utf-8"))
     if set(dropped) & set(PER_SNAPSHOT):
         con.execute("DELETE FROM core.build_state")
+    ensure_current(con)
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
@@ -331,13 +332,13 @@ def build_core(
                 gone = con.execute(
                     f"DELETE FROM core.{name} "
                     "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
-                ).fetchone()
+                ).fetchall()
                 again = con.execute(
                     f"DELETE FROM core.{name} "
                     "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
-                ).fetchone()
+                ).fetchall()
                 if name == "observations":
-                    removed = (gone[0] if gone else 0) + (again[0] if again else 0)
+                    removed = gone[0][0] + again[0][0]
         else:
             con.execute(
                 "CREATE OR REPLACE TABLE staging.observation_scope AS "

@@ -23,31 +23,45 @@ COMMENT = (
 )
 
 
+def ensure_current(con: duckdb.DuckDBPyConnection) -> None:
+    """Create CURRENT when the warehouse has none (a new one, or one of a build before it
+    existed): computed afresh, so that a build that then only appends merges into the truth."""
+    if not _exists(con):
+        _compute_afresh(con)
+
+
+def _compute_afresh(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE {CURRENT} AS FROM core.current_of('core.observations')")
+    _describe(con)
+
+
+def _describe(con: duckdb.DuckDBPyConnection) -> None:
+    text = COMMENT.replace("'", "''")
+    con.execute(f"COMMENT ON TABLE {CURRENT} IS '{text}'")
+    inherit_comments(con, CURRENT, "core.observations")
+
+
 def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
     """Bring CURRENT up to date with core.observations; returns the rows considered. `added`
     names a relation of the snapshot ids whose observations were only added since CURRENT was
     last brought up to date; None when anything else changed (CURRENT is computed afresh). Runs
     inside the caller's transaction, after core.build_state is written."""
     if added is None or not _exists(con):
-        con.execute(
-            f"CREATE OR REPLACE TABLE {CURRENT} AS FROM core.current_of('core.observations')"
-        )
-        rows = con.execute("SELECT count(*) FROM core.observations").fetchone()
+        _compute_afresh(con)
+        rows = con.execute("SELECT count(*) FROM core.observations").fetchall()
     else:
         con.execute(
             "CREATE OR REPLACE TEMP VIEW current_candidates AS "
             f"FROM {CURRENT} UNION ALL BY NAME "
             f"SELECT o.* FROM core.observations AS o SEMI JOIN {added} USING (snapshot_id)"
         )
-        rows = con.execute("SELECT count(*) FROM current_candidates").fetchone()
+        rows = con.execute("SELECT count(*) FROM current_candidates").fetchall()
         con.execute(
             f"CREATE OR REPLACE TABLE {CURRENT} AS FROM core.current_of('current_candidates')"
         )
         con.execute("DROP VIEW current_candidates")
-    text = COMMENT.replace("'", "''")
-    con.execute(f"COMMENT ON TABLE {CURRENT} IS '{text}'")
-    inherit_comments(con, CURRENT, "core.observations")
-    return int(rows[0]) if rows else 0
+        _describe(con)
+    return int(rows[0][0])
 
 
 def _exists(con: duckdb.DuckDBPyConnection) -> bool:
@@ -56,5 +70,5 @@ def _exists(con: duckdb.DuckDBPyConnection) -> bool:
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? "
         "AND database_name = current_database()",
         [schema, table],
-    ).fetchone()
-    return bool(found and found[0])
+    ).fetchall()
+    return bool(found[0][0])
