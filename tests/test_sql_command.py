@@ -184,3 +184,19 @@ def test_check_query_uses_the_parser_not_keywords():
     check_query("SELECT 'DROP TABLE core.models' AS text -- INSERT")
     with pytest.raises(RefusedQuery):
         check_query("/* SELECT */ DROP TABLE core.models")
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(built):
+    """`speedbook snapshot list | head -1` printed a BrokenPipeError traceback; every command
+    ends quietly with the status a shell gives a command SIGPIPE stopped (141)."""
+    query = ["sql", "SELECT * FROM range(200000)", "--format", "csv", "--max-rows", "200000"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", *query, "--warehouse", str(built.warehouse)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # what head does once it has its line: here before any is written
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -16,7 +16,6 @@ import csv
 import datetime as dt
 import json
 import math
-import os
 import re
 import sys
 import textwrap
@@ -236,7 +235,7 @@ def open_read_only(database: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
     except duckdb.IOException as error:
         if "lock" in str(error).lower():
             raise CommandError(
-                f"{database} is being written (a build is running?): try again when it finishes"
+                f"{database} is locked by another process writing to it: try again when it is done"
             ) from None
         raise CommandError(f"cannot open {database}: {_one_line(error)}") from None
     except duckdb.Error as error:
@@ -392,17 +391,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     limits = Limits(timeout_s=args.timeout, memory_limit=args.memory_limit)
     out = sys.stdout
     with open_query(settings.database, text, limits) as query:
-        try:
-            if args.format == "json":
-                write_json(query.columns, query.batches, out)
-            elif args.format == "csv":
-                write_csv(query.columns, query.batches, out)
-            else:
-                explain = query.kind == duckdb.StatementType.EXPLAIN
-                write_table(
-                    query.columns, query.batches, out, max_rows=args.max_rows, explain=explain
-                )
-            out.flush()
-        except BrokenPipeError:  # `speedbook sql ... | head`: the reader has what it wanted
-            os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        if args.format == "json":
+            write_json(query.columns, query.batches, out)
+        elif args.format == "csv":
+            write_csv(query.columns, query.batches, out)
+        else:
+            explain = query.kind == duckdb.StatementType.EXPLAIN
+            write_table(query.columns, query.batches, out, max_rows=args.max_rows, explain=explain)
+        out.flush()  # a reader that stopped early: BrokenPipeError, which cli.main ends quietly
     return 0

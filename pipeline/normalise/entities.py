@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from pipeline.normalise.variants import Variant, alias_key, clean_label, parse_variant
+from pipeline.support.text import url_problem
 
 PROVIDER = "provider"
 MODEL = "model"
@@ -159,8 +160,9 @@ def _load_entities(path: Path, record: type[Record]) -> dict[str, Record]:
         if row[id_column] in entities:
             raise AliasError(f"{path}: row {line}: duplicate {id_column} {row[id_column]!r}")
         website = row.get("website")
-        if website and not website.startswith(("https://", "http://")):
-            raise AliasError(f"{path}: row {line}: website {website!r} is not an http(s) URL")
+        problem = url_problem(website) if website else None
+        if problem:  # the exports link it: the one URL rule (support/text.py)
+            raise AliasError(f"{path}: row {line}: website {problem}")
         values: dict[str, Any] = {
             key: (value or None) if key not in record.REQUIRED else value
             for key, value in row.items()

@@ -7,6 +7,7 @@ import duckdb
 import pandera.pandas as pa
 
 from pipeline.schema.vocabulary import (
+    FETCH_OUTCOMES,
     METRICS,
     PRECISIONS,
     PROVIDER_TYPES,
@@ -84,7 +85,7 @@ COMMON = {
     "price_input_usd_per_mtok": "price per million input tokens [USD]",
     "price_output_usd_per_mtok": "price per million output tokens [USD]",
     "planned_deprecation": "date the platform plans to retire the model (ISO)",
-    "outcome": "new, unchanged, not_modified or failed",
+    "outcome": _one_of(FETCH_OUTCOMES),
 }
 
 

@@ -313,7 +313,7 @@ newest AS (
 ),
 fetches AS (
     SELECT f.*,
-           max(f.fetched_at) FILTER (WHERE f.outcome <> 'failed')
+           max(f.fetched_at) FILTER (WHERE f.outcome IN ('new', 'unchanged', 'not_modified'))
                OVER (PARTITION BY f.source_id) AS last_success_at
     FROM core.fetch_outcomes AS f, build
     WHERE build.as_of IS NULL OR f.fetched_at <= build.as_of
