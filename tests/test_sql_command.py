@@ -176,7 +176,7 @@ def test_a_warehouse_being_written_is_reported(built, cli, tmp_path):
         writer.kill()
         writer.wait()
     assert result.status == 2
-    assert "is being written" in result.err
+    assert "is locked by another process writing to it" in result.err
 
 
 def test_check_query_uses_the_parser_not_keywords():
