@@ -576,18 +576,34 @@ def catalog_export(inputs: ExportInputs, info: ReleaseInfo) -> InferenceCatalog:
 
 def sanitise(value: Any, key: str = "") -> Any:
     """Last line of defence before anything is written: no markup or control characters in any
-    string, and under keys that hold links only http(s) URLs that are no template."""
-    if isinstance(value, dict):
-        return {k: sanitise(v, k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [sanitise(v, key) for v in value]
-    if isinstance(value, str):
+    string, and under keys that hold links only http(s) URLs that are no template. Each distinct
+    string is cleaned once per call (a 30 MB export repeats a few thousand names and units)."""
+    cleaned: dict[tuple[str, str], Any] = {}
+
+    def clean(value: Any, key: str) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v, key) for v in value]
+        if not isinstance(value, str):
+            return value
         if key in ("url", "website") or key.endswith("_url"):
-            return link_url(value)
-        if key == "url_template":
-            return safe_url(value)
-        return clean_text(value, max_length=2000)
-    return value
+            kind = "url"
+        elif key == "url_template":
+            kind = "template"
+        else:
+            kind = "text"
+        memo = (kind, value)
+        if memo not in cleaned:
+            if kind == "url":
+                cleaned[memo] = link_url(value)
+            elif kind == "template":
+                cleaned[memo] = safe_url(value)
+            else:
+                cleaned[memo] = clean_text(value, max_length=2000)
+        return cleaned[memo]
+
+    return clean(value, key)
 
 
 Builder = Callable[[ExportInputs, ReleaseInfo], dict[str, Any]]
