@@ -14,6 +14,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.warehouse.comments import inherit_comments
+from pipeline.warehouse.connection import catalog_objects
 
 CURRENT = "core.current_observations"
 COMMENT = (
@@ -66,9 +67,4 @@ def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
 
 def _exists(con: duckdb.DuckDBPyConnection) -> bool:
     schema, table = CURRENT.split(".")
-    found = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? "
-        "AND database_name = current_database()",
-        [schema, table],
-    ).fetchall()
-    return bool(found[0][0])
+    return table in {name for name, _comment in catalog_objects(con, schema, "table")}
