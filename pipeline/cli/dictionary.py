@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pipeline.support.errors import CommandError
+from pipeline.cli.generated import bring_up_to_date
 from pipeline.support.settings import DICTIONARY_PATH, Settings
 
 NAME = "dictionary"
@@ -37,26 +37,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     path: Path = args.output
     from pipeline.warehouse.dictionary import current_dictionary  # pandas, Pandera: only when used
 
-    text = current_dictionary()
-    try:
-        existing = path.read_text(encoding="utf-8") if path.exists() else None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandError(f"cannot read {path}: {error}") from None
-    if args.check:
-        if existing != text:
-            print(f"{path} is out of date: run `speedbook dictionary`")
-            return 1
-        print(f"{path} is up to date")
-        return 0
-    if existing == text:
-        print(f"{path} unchanged")
-        return 0
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as error:
-        raise CommandError(f"cannot write {path}: {error}") from None
-    print(f"wrote {path}")
-    return 0
+    outdated = bring_up_to_date(path, current_dictionary(), check=args.check, command=NAME)
+    return 1 if outdated else 0
