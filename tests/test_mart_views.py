@@ -58,6 +58,8 @@ def conflicted(june, tmp_path_factory) -> Settings:
     )
     raw = settings.raw_dir
     record_outcome(raw, "openrouter", "new", "stored", at=datetime(2026, 6, 1, tzinfo=UTC))
+    # a skipped fetch (no key) is no success: last_success_at stays on 1 June
+    record_outcome(raw, "openrouter", "skipped", "no key", at=datetime(2026, 6, 15, tzinfo=UTC))
     record_outcome(
         raw,
         "openrouter",
@@ -248,7 +250,8 @@ def test_source_health_reads_the_fetch_logs_up_to_the_as_of_time(conflicted):
     assert [(r["source_id"], r["log_line"], r["outcome"]) for r in logged] == [
         ("aa-deepseek-r1", 1, "failed"),  # kept in core: the history is not cut at as-of
         ("openrouter", 1, "new"),
-        ("openrouter", 2, "failed"),
+        ("openrouter", 2, "skipped"),
+        ("openrouter", 3, "failed"),
     ]
 
 
