@@ -20,10 +20,10 @@ from test_build import copy_of
 import pipeline.dagster.assets.core as core_assets
 import pipeline.dagster.resources as resources
 from pipeline.dagster.runner import (
-    INSTANCE_YAML,
     REPORT_FILE,
     dagster_instance,
     execute,
+    instance_yaml,
     stage_seconds,
 )
 from pipeline.raw.snapshots import META_SUFFIX
@@ -228,10 +228,11 @@ def test_the_instance_config_is_brought_up_to_date_unless_someone_else_wrote_it(
     settings = Settings.resolve(warehouse=tmp_path / "a")
     config = settings.dagster_home / "dagster.yaml"
     config.parent.mkdir(parents=True)
-    earlier = INSTANCE_YAML.split("python_logs:")[0]  # what an earlier version wrote
+    ours = instance_yaml(settings.dagster_home)
+    earlier = ours.split("python_logs:")[0]  # what an earlier version wrote
     config.write_text(earlier)
     dagster_instance(settings).dispose()
-    assert config.read_text() == INSTANCE_YAML
+    assert config.read_text() == ours
     theirs = "telemetry:\n  enabled: false\n"
     config.write_text(theirs)
     dagster_instance(settings).dispose()

@@ -13,7 +13,7 @@ import pytest
 from dagster._core.test_utils import create_run_for_test
 from dagster._utils.schedules import cron_string_iterator, is_valid_cron_string
 
-from pipeline.dagster.runner import INSTANCE_YAML, dagster_instance
+from pipeline.dagster.runner import dagster_instance, instance_yaml
 from pipeline.dagster.schedules import (
     CADENCE_TAG,
     WAREHOUSE_TAG,
@@ -343,7 +343,9 @@ def test_the_instance_queues_one_run_at_a_time_per_warehouse(tmp_path):
             {"key": WAREHOUSE_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
         ]
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
-    assert (settings.dagster_home / "dagster.yaml").read_text() == INSTANCE_YAML
+    assert (settings.dagster_home / "dagster.yaml").read_text() == instance_yaml(
+        settings.dagster_home
+    )
 
 
 def test_a_dagster_yaml_of_ones_own_is_kept_and_checked(tmp_path):

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import dagster as dg
 
@@ -37,10 +38,17 @@ from pipeline.warehouse.swap import (
 )
 
 INSTANCE_HEADER = "# Written by `speedbook build`."
+
+
 # python_logs: the pipeline's progress lines (logger `speedbook`) go into every run's log,
 # whichever process runs a step. concurrency: the run queue (the daemon of `dagster dev`) starts
 # one run at a time per warehouse, by the tag every job of the location carries.
-INSTANCE_YAML = f"""\
+# event_log_storage: Dagster's SQLite event log in its usual folder, with kept engines
+# (pipeline/dagster/storage.py); the folder is written out since the file cannot join paths.
+def instance_yaml(home: Path) -> str:
+    """The `dagster.yaml` of the instance in `home`."""
+    events = json.dumps(str((home / "history" / "runs").resolve()))  # a YAML string, quoted
+    return f"""\
 {INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance.
 telemetry:
   enabled: false
@@ -48,6 +56,11 @@ python_logs:
   managed_python_loggers:
     - {LOGGER}
   python_log_level: INFO
+event_log_storage:
+  module: pipeline.dagster.storage
+  class: PooledSqliteEventLogStorage
+  config:
+    base_dir: {events}
 concurrency:
   runs:
     tag_concurrency_limits:
@@ -56,6 +69,8 @@ concurrency:
           applyLimitPerUniqueValue: true
         limit: 1
 """
+
+
 REPORT_FILE = "build_report.json"
 
 
@@ -68,8 +83,9 @@ def dagster_instance(settings: Settings) -> dg.DagsterInstance:
     except FileNotFoundError:
         current = None
     # ours (an earlier version's, too) is brought up to date; a file someone wrote is theirs
-    if current is None or (current.startswith(INSTANCE_HEADER) and current != INSTANCE_YAML):
-        config.write_text(INSTANCE_YAML, encoding="utf-8")
+    wanted = instance_yaml(home)
+    if current is None or (current.startswith(INSTANCE_HEADER) and current != wanted):
+        config.write_text(wanted, encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home)
     return dg.DagsterInstance.from_config(str(home))
 

@@ -4,7 +4,7 @@
 
 Runs never overlap on one warehouse: every job of the location carries the tag
 `speedbook/warehouse` (the warehouse folder), which the run queue of the instance `speedbook ui`
-prepares limits to one run in progress per value (pipeline/dagster/runner.py, INSTANCE_YAML);
+prepares limits to one run in progress per value (pipeline/dagster/runner.py, instance_yaml);
 and every run takes the warehouse lock (pipeline/dagster/executor.py) whatever launched it.
 """
 

@@ -1,0 +1,92 @@
+"""The instance's event log (pipeline/dagster/storage.py): Dagster's SQLite files, with kept
+engines. What a build records must read back the same through Dagster's stock class, and the
+engines it keeps must stay few, survive a wipe and not cross a fork."""
+
+import dagster as dg
+import pytest
+from dagster._core.storage.event_log import SqliteEventLogStorage
+
+import pipeline.dagster.storage as storage
+from pipeline.dagster.runner import dagster_instance
+from pipeline.dagster.storage import KEPT_ENGINES, PooledSqliteEventLogStorage
+from pipeline.support.settings import Settings
+
+
+def _report(instance: dg.DagsterInstance, name: str, sha: str) -> None:
+    instance.report_runless_asset_event(
+        dg.AssetMaterialization(asset_key=dg.AssetKey(name), metadata={"sha256": sha})
+    )
+
+
+def _latest_sha(instance: dg.DagsterInstance, name: str) -> str | None:
+    event = instance.get_latest_materialization_event(dg.AssetKey(name))
+    if event is None or event.asset_materialization is None:
+        return None
+    return event.asset_materialization.metadata["sha256"].value  # type: ignore[return-value]
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings.resolve(warehouse=tmp_path / "warehouse")
+
+
+def test_the_instance_records_its_events_through_the_kept_engines(settings):
+    with dagster_instance(settings) as instance:
+        assert type(instance.event_log_storage) is PooledSqliteEventLogStorage
+        for number in range(3):
+            _report(instance, "raw_a", f"{number:064d}")
+        assert _latest_sha(instance, "raw_a") == f"{2:064d}"
+        # the index shard and the shard of runless events, each opened once and kept
+        assert len(instance.event_log_storage._engines) == 2
+
+
+def test_what_it_writes_reads_the_same_through_dagsters_own_class(settings):
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "a" * 64)
+    stock = SqliteEventLogStorage(str(settings.dagster_home / "history" / "runs"))
+    records = stock.get_asset_records([dg.AssetKey("raw_a")])
+    materialization = records[0].asset_entry.last_materialization
+    assert materialization is not None
+    assert materialization.asset_materialization.metadata["sha256"].value == "a" * 64
+
+
+def test_it_reads_an_instance_the_stock_class_wrote(settings):
+    home = settings.dagster_home
+    home.mkdir(parents=True)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")  # Dagster's defaults
+    with dg.DagsterInstance.from_config(str(home)) as theirs:
+        assert type(theirs.event_log_storage) is SqliteEventLogStorage
+        _report(theirs, "raw_a", "a" * 64)
+    (home / "dagster.yaml").unlink()  # speedbook writes its own
+    with dagster_instance(settings) as ours:
+        assert type(ours.event_log_storage) is PooledSqliteEventLogStorage
+        assert _latest_sha(ours, "raw_a") == "a" * 64
+
+
+def test_it_keeps_few_engines_however_many_runs_it_reads(settings):
+    events = PooledSqliteEventLogStorage(str(settings.dagster_home / "history" / "runs"))
+    for number in range(KEPT_ENGINES + 5):
+        assert events.get_logs_for_run(f"run-{number}") == []  # opens that run's shard
+    assert len(events._engines) == KEPT_ENGINES
+    events.dispose()
+    assert events._engines == {}
+
+
+def test_a_wipe_closes_its_engines_and_the_storage_works_after_it(settings):
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "a" * 64)
+        instance.event_log_storage.wipe()
+        assert _latest_sha(instance, "raw_a") is None
+        _report(instance, "raw_a", "b" * 64)
+        assert _latest_sha(instance, "raw_a") == "b" * 64
+
+
+def test_a_forked_process_opens_engines_of_its_own(settings, monkeypatch):
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "a" * 64)
+        events = instance.event_log_storage
+        before = list(events._engines.values())  # held, so that no id is reused
+        monkeypatch.setattr(storage.os, "getpid", lambda: events._engines_pid + 1)
+        assert _latest_sha(instance, "raw_a") == "a" * 64
+        after = list(events._engines.values())
+        assert after and not any(engine is old for engine in after for old in before)
