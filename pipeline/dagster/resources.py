@@ -14,7 +14,7 @@ from pydantic import PrivateAttr
 
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.reviewed import ReviewedFiles
-from pipeline.raw.inventory import Inventory, take_inventory
+from pipeline.raw.inventory import Inventory, Listing, take_inventory
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.settings import Settings
@@ -44,6 +44,7 @@ class SpeedbookResource(dg.ConfigurableResource):
     _run_id: str | None = PrivateAttr(default=None)
     _sources: dict[str, Source] | None = PrivateAttr(default=None)
     _inventories: dict[bool, Inventory] = PrivateAttr(default_factory=dict)
+    _listing: Listing | None = PrivateAttr(default=None)
     _resolver: Resolver | None = PrivateAttr(default=None)
     _reviewed: ReviewedFiles | None = PrivateAttr(default=None)
 
@@ -102,13 +103,22 @@ class SpeedbookResource(dg.ConfigurableResource):
             self._sources = load_registry(self.settings.registry)
         return self._sources
 
+    def listing(self) -> Listing:
+        """Every snapshot record of the store, read once per run (a large store takes seconds):
+        the inventories and the release's citation check read it."""
+        if self._listing is None:
+            self._listing = Listing.of(self.store())
+        return self._listing
+
     def inventory(self, *, whole_history: bool = False) -> Inventory:
         """The snapshots this build reads (up to its as-of time), or with `whole_history` every
         snapshot on disk. Read once per run: every asset of it sees the same snapshots."""
         whole = whole_history or not self.as_of
         if whole not in self._inventories:
             as_of = None if whole else self.as_of_time
-            self._inventories[whole] = take_inventory(self.store(), self.sources(), as_of)
+            self._inventories[whole] = take_inventory(
+                self.store(), self.sources(), as_of, listing=self.listing()
+            )
         return self._inventories[whole]
 
     def resolver(self) -> Resolver:

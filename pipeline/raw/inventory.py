@@ -44,15 +44,37 @@ class Inventory:
         return max(latest) if latest else None
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One scan of the whole store: what a build's inventories and its citation check read, so
+    that a build lists a large store once."""
+
+    snapshots: tuple[SnapshotMeta, ...]  # oldest first, without the withdrawn ones
+    withdrawals: tuple[Withdrawal, ...]
+    problems: tuple[str, ...]  # records that could not be read
+
+    @classmethod
+    def of(cls, store: SnapshotStore) -> Listing:
+        problems: list[str] = []
+        snapshots, withdrawals = store.list_and_withdrawals(errors=problems)
+        return cls(tuple(snapshots), tuple(withdrawals), tuple(problems))
+
+
 def take_inventory(
-    store: SnapshotStore, sources: dict[str, Source], as_of: datetime | None = None
+    store: SnapshotStore,
+    sources: dict[str, Source],
+    as_of: datetime | None = None,
+    *,
+    listing: Listing | None = None,
 ) -> Inventory:
     """The snapshots of registered sources retrieved up to `as_of`, without withdrawn ones (which
-    are listed apart, for the changelog)."""
-    problems: list[str] = []
+    are listed apart, for the changelog); from `listing` when given, else from a scan."""
+    whole = listing if listing is not None else Listing.of(store)
+    problems = list(whole.problems)
     by_source: dict[str, list[SnapshotMeta]] = {source_id: [] for source_id in sources}
-    snapshots, withdrawals = store.list_and_withdrawals(as_of=as_of, errors=problems)
-    for meta in snapshots:
+    for meta in whole.snapshots:
+        if as_of is not None and meta.retrieved > as_of:
+            continue
         if meta.source_id not in by_source:
             problems.append(f"{meta.snapshot_id}: source {meta.source_id!r} is not in the registry")
             continue
@@ -63,27 +85,35 @@ def take_inventory(
             for source_id, metas in by_source.items()
         },
         problems=tuple(problems),
-        withdrawn=tuple(w for w in withdrawals if w.meta.source_id in sources),
+        withdrawn=tuple(
+            w
+            for w in whole.withdrawals
+            if w.meta.source_id in sources and (as_of is None or w.meta.retrieved <= as_of)
+        ),
     )
 
 
-def citation_check(store: SnapshotStore) -> Callable[[str, str], str | None]:
+def citation_check(
+    store: SnapshotStore, listing: Listing | None = None
+) -> Callable[[str, str], str | None]:
     """Why a snapshot a release cites (its id and the sha256 the release records) can no longer
     be vouched for: withdrawn, gone from the store, or bytes that no longer hash to it (read
     through the store, so a link or an oversized file is refused, not followed); None when it
-    is good. Every snapshot in the store counts, whatever the registry says now."""
-    snapshots, withdrawals = store.list_and_withdrawals(errors=[])
-    stored = {meta.snapshot_id: meta for meta in snapshots}
-    withdrawn = {w.snapshot_id: w for w in withdrawals}
+    is good. Every snapshot in the store counts, whatever the registry says now. With the
+    build's `listing`, a cited snapshot's record and withdrawal are looked up again on disk
+    (one cited snapshot at a time), so a removal since the listing still counts."""
+    whole = listing if listing is not None else Listing.of(store)
+    stored = {meta.snapshot_id: meta for meta in whole.snapshots}
+    stored.update((w.snapshot_id, w.meta) for w in whole.withdrawals)
 
     def check(snapshot_id: str, sha256: str) -> str | None:
-        if snapshot_id in withdrawn:
-            withdrawal = withdrawn[snapshot_id]
+        meta = stored.get(snapshot_id)
+        if meta is None or not store.has_record(meta):
+            return "no longer in the snapshot store (or its record is unreadable)"
+        withdrawal = store.withdrawal(meta)
+        if withdrawal is not None:
             why = f" ({withdrawal.reason})" if withdrawal.reason else ""
             return f"withdrawn on {withdrawal.withdrawn_at}{why}"
-        meta = stored.get(snapshot_id)
-        if meta is None:
-            return "no longer in the snapshot store (or its record is unreadable)"
         if meta.sha256 != sha256:
             return f"its record holds sha256 {meta.sha256[:12]}…, not the {sha256[:12]}… cited"
         try:
@@ -106,14 +136,15 @@ def scope_problem(raw_dir: Path, as_of: datetime | None) -> str | None:
             "warehouse folder, or add a first snapshot there (`speedbook snapshot add`, "
             "`speedbook fetch`)"
         )
-    snapshots = SnapshotStore(raw_dir).list(errors=[])
-    if not snapshots:
+    store = SnapshotStore(raw_dir)
+    # without --as-of, one readable record will do: listing a large store takes seconds
+    snapshots = store.list(errors=[]) if as_of is not None else []
+    if not (snapshots or (as_of is None and store.has_snapshots())):
         return (
             f"no snapshot in {raw_dir} yet: add one (`speedbook snapshot add`) or fetch "
             "(`speedbook fetch`)"
         )
-    first = snapshots[0]
-    if as_of is not None and first.retrieved > as_of:
+    if as_of is not None and (first := snapshots[0]).retrieved > as_of:
         return (
             f"--as-of {format_utc(as_of)} is before the first snapshot ({first.snapshot_id}, "
             f"retrieved {first.retrieved_at}): nothing to build"

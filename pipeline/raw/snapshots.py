@@ -44,6 +44,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
 from pipeline.schema.vocabulary import OBTAINED_BY
 from pipeline.sources.registry import SLUG
 from pipeline.support.faults import pause_point
@@ -678,6 +680,36 @@ class SnapshotStore:
             return Withdrawal(meta, meta.retrieved_at, f"(unreadable marker {path.name}: {error})")
         return Withdrawal(meta, withdrawn_at, reason)
 
+    def has_snapshots(self) -> bool:
+        """Whether `list()` would find anything: stops at the first readable record that is not
+        withdrawn, so that a large store answers without being listed."""
+        if not self.root.is_dir():
+            return False
+        for directory in sorted(self.root.iterdir()):
+            if not directory.is_dir() or directory.name.startswith("."):
+                continue
+            names = {entry.name for entry in os.scandir(directory)}
+            for name in sorted(names):
+                if name.startswith(".") or not name.endswith(META_SUFFIX):
+                    continue
+                if name.removesuffix(META_SUFFIX) + WITHDRAWN_SUFFIX in names:
+                    continue
+                try:
+                    self._read_meta(directory / name)
+                except SnapshotError:
+                    continue
+                return True
+        return False
+
+    def withdrawal(self, meta: SnapshotMeta) -> Withdrawal | None:
+        """The snapshot's withdrawal as the store holds it now, or None (one look on disk)."""
+        marker = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
+        return self._withdrawal(meta) if os.path.lexists(marker) else None
+
+    def has_record(self, meta: SnapshotMeta) -> bool:
+        """Whether the snapshot's metadata record is still in the store (one look on disk)."""
+        return os.path.lexists(self.source_dir(meta.source_id) / (meta.file + META_SUFFIX))
+
     def _scan(
         self, source_id: str | None, as_of: datetime | None, errors: list[str] | None
     ) -> tuple[list[SnapshotMeta], set[str]]:
@@ -799,7 +831,7 @@ class _MetaIndex:
     @classmethod
     def load(cls, root: Path) -> _MetaIndex:
         try:
-            record = json.loads(read_store_file(root / cls.NAME, MAX_INDEX_BYTES))
+            record = orjson.loads(read_store_file(root / cls.NAME, MAX_INDEX_BYTES))
             if (
                 isinstance(record, dict)
                 and record.get("version") == cls.VERSION
@@ -836,7 +868,7 @@ class _MetaIndex:
         if not self.changed or not self.root.is_dir():
             return
         try:
-            data = json.dumps({"version": self.VERSION, "entries": self.entries}).encode("utf-8")
+            data = orjson.dumps({"version": self.VERSION, "entries": self.entries})
             _atomic_write(self.root / self.NAME, data)
-        except OSError:
+        except (OSError, TypeError):  # TypeError: orjson refuses a value it cannot encode
             pass  # a read-only store still lists correctly, only more slowly

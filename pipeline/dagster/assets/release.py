@@ -171,7 +171,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
             render,
             release_extras(settings, speedbook.database, render),
             notes=notes,
-            check=citation_check(speedbook.store()),
+            check=citation_check(speedbook.store(), speedbook.listing()),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
         )
     if result.cleaned:

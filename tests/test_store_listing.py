@@ -1,0 +1,125 @@
+"""A build lists the snapshot store once (pipeline/raw/inventory.py, Listing): the inventories and
+the release's citation check read that one listing, and what changed on disk since it was taken
+(a withdrawal, a removed record, damaged bytes) still keeps a release from citing a snapshot. The
+check before a build that there is something to read stops at the first readable record."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED_RAW
+
+from pipeline.dagster.runner import execute
+from pipeline.raw.inventory import Listing, citation_check, scope_problem, take_inventory
+from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import Settings
+
+WHEN = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+def _store(tmp_path: Path) -> SnapshotStore:
+    return SnapshotStore(tmp_path / "raw")
+
+
+def _add(store: SnapshotStore, source_id: str, body: bytes) -> str:
+    return store.add(
+        source_id,
+        body,
+        url=f"https://example.org/{source_id}",
+        retrieved_at=WHEN,
+        content_type="application/json",
+        obtained_by="manual",
+        extension="json",
+    ).meta.snapshot_id
+
+
+# --- is there anything to read ------------------------------------------------------------------
+
+
+def test_a_missing_or_empty_store_has_no_snapshots(tmp_path):
+    store = _store(tmp_path)
+    assert not store.has_snapshots()
+    store.root.mkdir()
+    (store.root / "openrouter").mkdir()
+    assert not store.has_snapshots()
+    assert "no snapshot in" in (scope_problem(store.root, None) or "")
+
+
+def test_withdrawn_and_unreadable_records_do_not_count(tmp_path):
+    store = _store(tmp_path)
+    _add(store, "openrouter", b"{}")
+    assert store.has_snapshots()
+    (meta,) = store.list()
+    store.withdraw(meta, "added by mistake", WHEN)
+    assert not store.has_snapshots() and store.list() == []
+    (store.source_dir("other") / ("x.json" + META_SUFFIX)).parent.mkdir()
+    (store.source_dir("other") / ("x.json" + META_SUFFIX)).write_text("{not json")
+    assert not store.has_snapshots()
+    assert "no snapshot in" in (scope_problem(store.root, None) or "")
+
+
+def test_one_readable_record_is_enough_and_as_of_still_reads_the_first(tmp_path):
+    store = _store(tmp_path)
+    _add(store, "openrouter", b"{}")
+    assert store.has_snapshots() and scope_problem(store.root, None) is None
+    before = datetime(2020, 1, 1, tzinfo=UTC)
+    assert "is before the first snapshot" in (scope_problem(store.root, before) or "")
+    assert scope_problem(store.root, WHEN) is None
+
+
+# --- one listing, read by the inventories and the citation check --------------------------------
+
+
+def test_inventories_from_one_listing_match_their_own_scans(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(BUNDLED_RAW, raw)
+    store = SnapshotStore(raw)
+    sources = load_registry(Settings.resolve().registry)
+    listing = Listing.of(store)
+    for as_of in (None, datetime(2026, 6, 1, tzinfo=UTC)):
+        assert take_inventory(store, sources, as_of, listing=listing) == take_inventory(
+            store, sources, as_of
+        )
+
+
+def test_the_citation_check_sees_what_changed_since_the_listing(tmp_path):
+    store = _store(tmp_path)
+    good = _add(store, "openrouter", b'{"a": 1}')
+    withdrawn = _add(store, "models-dev", b'{"b": 2}')
+    removed = _add(store, "artificial-analysis-api", b'{"c": 3}')
+    damaged = _add(store, "openrouter-providers", b'{"d": 4}')
+    listing = Listing.of(store)
+    metas = {meta.snapshot_id: meta for meta in listing.snapshots}
+    store.withdraw(metas[withdrawn], "wrong page", WHEN)
+    (store.source_dir("artificial-analysis-api") / (metas[removed].file + META_SUFFIX)).unlink()
+    store.path_of(metas[damaged]).write_bytes(b'{"d": 5}')
+    check = citation_check(store, listing)
+    assert check(good, metas[good].sha256) is None
+    why = check(withdrawn, metas[withdrawn].sha256)
+    assert why == "withdrawn on 2026-11-30T12:00:00Z (wrong page)"
+    assert "no longer in the snapshot store" in (check(removed, metas[removed].sha256) or "")
+    assert "sha256 mismatch" in (check(damaged, metas[damaged].sha256) or "")
+    assert "not the" in (check(good, "0" * 64) or "")
+    assert "no longer in the snapshot store" in (check("openrouter/nothing.json", "0" * 64) or "")
+
+
+@pytest.mark.timeout(300)
+def test_a_build_lists_the_store_once(tmp_path, monkeypatch):
+    warehouse = tmp_path / "warehouse"
+    shutil.copytree(BUNDLED_RAW, warehouse / "raw")
+    settings = Settings.resolve(warehouse=warehouse, exports=tmp_path / "exports")
+    scans = []
+    original = SnapshotStore._scan
+
+    def counted(self, *args, **kwargs):
+        scans.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SnapshotStore, "_scan", counted)
+    outcome = execute(settings)
+    assert outcome.success and outcome.published, outcome.failures + outcome.failed_checks
+    assert len(scans) == 1, scans  # the inventories and the citation check share it
