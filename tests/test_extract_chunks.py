@@ -1,7 +1,14 @@
 """Extraction chunks are bounded by snapshots and by bytes: a chunk of 1,024 half-hourly polls
 (2 MB each) held 19 million rows, 10 GB in one worker."""
 
-from pipeline.extract.staging import CHUNK_BYTES, _chunks, _Job
+from pipeline.extract.staging import (
+    CHUNK_BYTES,
+    PARALLEL_BYTES,
+    PARALLEL_THRESHOLD,
+    _chunks,
+    _Job,
+    _worth_workers,
+)
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import BUNDLED_METADATA
@@ -44,3 +51,12 @@ def test_a_snapshot_larger_than_a_chunk_is_a_chunk_of_its_own():
         ["000002.bundle"],
     ]
     assert list(_chunks([], 1024)) == []
+
+
+def test_workers_start_for_many_snapshots_or_many_bytes_not_for_a_few_small_ones():
+    assert not _worth_workers([job(n, 20_000) for n in range(PARALLEL_THRESHOLD - 1)])
+    assert _worth_workers([job(n, 20_000) for n in range(PARALLEL_THRESHOLD)])
+    polls = PARALLEL_BYTES // 2_000_000 + 1  # a day of half-hourly polls: 48 of 2 MB
+    assert _worth_workers([job(n, 2_000_000) for n in range(polls)])
+    assert not _worth_workers([job(n, 2_000_000) for n in range(polls - 2)])
+    assert not _worth_workers([job(0, PARALLEL_BYTES * 2)])  # one job: nothing to share

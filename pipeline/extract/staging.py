@@ -70,7 +70,10 @@ EXTRACTION_COLUMNS = [
     "row_counts",
     "extracted_at",
 ]
-PARALLEL_THRESHOLD = 1_000  # below this, starting workers (~1.5 s) costs more than it saves
+# Below both, starting workers (~1.5 s) costs more than it saves: a thousand pages, or 64 MB as
+# received (30 half-hourly polls, which take a second each to parse and validate).
+PARALLEL_THRESHOLD = 1_000
+PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNK = 1024  # snapshots per chunk at most...
 # ...and at most this many bytes (as received) unless one snapshot alone is larger: a chunk's rows
 # are proportional to its bytes, and a chunk of 1,024 half-hourly polls (2 MB each) held 19 million
@@ -432,6 +435,13 @@ def _chunks(jobs: list[_Job], size: int, max_bytes: int = CHUNK_BYTES) -> Iterat
         yield batch
 
 
+def _worth_workers(jobs: list[_Job]) -> bool:
+    """Whether these jobs are many or large enough to pay for starting worker processes."""
+    if len(jobs) < 2:
+        return False
+    return len(jobs) >= PARALLEL_THRESHOLD or sum(j.meta.size for j in jobs) >= PARALLEL_BYTES
+
+
 def extract(
     con: duckdb.DuckDBPyConnection,
     store: SnapshotStore,
@@ -456,7 +466,7 @@ def extract(
     seen = set(previous)
     jobs = _plan(con, store, pairs, result, previous, versions)
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    parallel = workers > 1 and len(jobs) >= PARALLEL_THRESHOLD
+    parallel = workers > 1 and _worth_workers(jobs)
     chunks = list(
         _chunks(jobs, chunk_size if parallel or len(jobs) > chunk_size else len(jobs) or 1)
     )

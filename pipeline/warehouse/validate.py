@@ -13,7 +13,7 @@ import pandera.errors as pa_errors
 import pandera.pandas as pa
 
 BATCH_SNAPSHOTS = 2_000
-BATCH_ROWS = 500_000  # unless one snapshot alone has more
+BATCH_ROWS = 250_000  # unless one snapshot alone has more
 
 
 def batches(
