@@ -90,3 +90,17 @@ def test_a_forked_process_opens_engines_of_its_own(settings, monkeypatch):
         assert _latest_sha(instance, "raw_a") == "a" * 64
         after = list(events._engines.values())
         assert after and not any(engine is old for engine in after for old in before)
+
+
+def test_a_table_once_found_is_not_looked_up_again(settings, monkeypatch):
+    with dagster_instance(settings) as instance:
+        events = instance.event_log_storage
+        assert events.has_table("asset_check_executions")
+        assert not events.has_table("no_such_table")
+        looked_up = []
+        monkeypatch.setattr(
+            SqliteEventLogStorage, "has_table", lambda self, name: looked_up.append(name)
+        )
+        assert events.has_table("asset_check_executions") and looked_up == []
+        events.has_table("no_such_table")
+        assert looked_up == ["no_such_table"]  # a table not found yet is asked again
