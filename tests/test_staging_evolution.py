@@ -9,7 +9,13 @@ import duckdb
 import pytest
 
 from pipeline.extract.staging import ensure_staging
-from pipeline.schema.ddl import columns, create_table, evolution
+from pipeline.schema.ddl import (
+    columns,
+    comment_statement,
+    create_table,
+    evolution,
+    sync_tables,
+)
 from pipeline.schema.staging import FRAMES
 from pipeline.warehouse.connection import connect
 
@@ -112,3 +118,34 @@ def test_core_tables_of_an_older_build_are_rebuilt_and_observations_derived_agai
     con.execute("ALTER TABLE core.observations ADD COLUMN workload BIGINT")
     ensure_core(con)  # observations rebuilt empty: the next build must derive them all again
     assert con.execute("SELECT count(*) FROM core.build_state").fetchone()[0] == 0
+
+
+class _Recording:
+    """A connection that records the statements it is given."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con, self.statements = con, []
+
+    def execute(self, statement: str, *args):
+        self.statements.append(statement)
+        return self.con.execute(statement, *args)
+
+
+def test_comments_are_written_only_where_they_differ(tmp_path: Path) -> None:
+    with connect(tmp_path / "w.duckdb", read_only=False) as con:
+        con.execute("CREATE SCHEMA staging")
+        first = _Recording(con)
+        sync_tables(first, "staging", FRAMES)  # type: ignore[arg-type]
+        assert sum(s.startswith("COMMENT ON") for s in first.statements) > len(FRAMES)
+        again = _Recording(con)
+        sync_tables(again, "staging", FRAMES)  # type: ignore[arg-type]
+        assert [s for s in again.statements if s.startswith("COMMENT ON")] == []
+        column, description = next(
+            (name, text) for name, _t, _n, text in columns(FRAMES[FRAME]) if text
+        )
+        con.execute(f"COMMENT ON COLUMN staging.{FRAME}.{column} IS 'edited by hand'")
+        mended = _Recording(con)
+        sync_tables(mended, "staging", FRAMES)  # type: ignore[arg-type]
+        assert [s for s in mended.statements if s.startswith("COMMENT ON")] == [
+            comment_statement(f"staging.{FRAME}", column, description)
+        ]

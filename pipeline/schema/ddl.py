@@ -141,14 +141,23 @@ def sync_tables(
     """Create the tables of `schema` from their models, or bring those an older build left to
     them: a new nullable column is added in place, any other change drops the table and creates
     it empty. Returns the names of the tables dropped (their rows are gone: the caller re-derives
-    them). Comments are (re)written every time."""
+    them). Comments are written where they differ from the model's (each is a catalogue write,
+    and a build syncs a few hundred)."""
     existing: dict[str, dict[str, tuple[str, bool]]] = {}
-    for table, column, sql_type, nullable in con.execute(
-        "SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
+    written: dict[str, dict[str | None, str | None]] = {}  # table -> column (None: the table)
+    for table, column, sql_type, nullable, comment in con.execute(
+        "SELECT table_name, column_name, data_type, is_nullable, comment FROM duckdb_columns() "
         "WHERE schema_name = ? AND database_name = current_database()",
         [schema],
     ).fetchall():
         existing.setdefault(table, {})[column] = (sql_type, bool(nullable))
+        written.setdefault(table, {})[column] = comment
+    for table, comment in con.execute(
+        "SELECT table_name, comment FROM duckdb_tables() "
+        "WHERE schema_name = ? AND database_name = current_database()",
+        [schema],
+    ).fetchall():
+        written.setdefault(table, {})[None] = comment
     dropped = []
     for name, model in models.items():
         table = f"{schema}.{name}"
@@ -159,8 +168,10 @@ def sync_tables(
         for statement in steps or []:
             con.execute(statement)
         con.execute(create_table(model, table))
-        for statement in comments(model, table):
-            con.execute(statement)
+        current = {} if steps is None else written.get(name, {})
+        for column, comment in wanted_comments(model).items():
+            if current.get(column) != comment:
+                con.execute(comment_statement(table, column, comment))
     return dropped
 
 
@@ -168,12 +179,19 @@ def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def comments(model: type[pa.DataFrameModel], table: str) -> list[str]:
-    statements = []
+def wanted_comments(model: type[pa.DataFrameModel]) -> dict[str | None, str]:
+    """The comments a model's table carries: its docstring's first paragraph (key None) and each
+    described column's description."""
+    wanted: dict[str | None, str] = {}
     doc = (model.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
     if doc:
-        statements.append(f"COMMENT ON TABLE {table} IS {quote_literal(doc)}")
+        wanted[None] = doc
     for name, _type, _nullable, description in columns(model):
         if description:
-            statements.append(f"COMMENT ON COLUMN {table}.{name} IS {quote_literal(description)}")
-    return statements
+            wanted[name] = description
+    return wanted
+
+
+def comment_statement(table: str, column: str | None, comment: str) -> str:
+    target = f"TABLE {table}" if column is None else f"COLUMN {table}.{column}"
+    return f"COMMENT ON {target} IS {quote_literal(comment)}"
