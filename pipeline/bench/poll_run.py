@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bench.poll_corpus import SOURCE, PollCorpus, PollSpec, add_poll, generate
-from pipeline.bench.run import require_success, run_build
+from pipeline.bench.run import checked_build
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.warehouse.connection import connect
 
@@ -62,20 +62,14 @@ def run_poll_bench(spec: PollSpec, workdir: Path, progress: Any = print) -> dict
     progress(
         f"generated {corpus.polls:,} polls ({corpus.members:,} responses) in {generate_s:.1f} s"
     )
-    full = run_build(corpus, exports)
-    progress(f"full build: {full.wall_s} s (exit {full.status})")
-    require_success(full, "full", progress)
+    full = checked_build(corpus, exports, "full", "full build", progress)
     database = corpus.root / "speedbook.duckdb"
     observed = poll_observations(database)
     history = corpus
     corpus = add_poll(corpus, spec, spec.polls)
-    poll = run_build(corpus, exports)
-    progress(f"one more poll: {poll.wall_s} s (exit {poll.status})")
-    require_success(poll, "one-more-poll", progress)
+    poll = checked_build(corpus, exports, "one-more-poll", "one more poll", progress)
     observed_after_poll = poll_observations(database)
-    noop = run_build(corpus, exports)
-    progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
-    require_success(noop, "nothing-new", progress)
+    noop = checked_build(corpus, exports, "nothing-new", "nothing new", progress)
     floor_rows, floor_s = read_json_floor(history.floor_files, workdir)
     progress(f"read_json floor: {floor_s:.1f} s ({floor_rows:,} responses)")
     stored, received = store_bytes(corpus.raw_dir)

@@ -143,6 +143,17 @@ def require_success(build: BuildMeasure, name: str, progress: Any) -> None:
         )
 
 
+def checked_build(
+    corpus: Corpus | PollCorpus, exports: Path, name: str, label: str, progress: Any
+) -> BuildMeasure:
+    """`run_build`, its wall time to progress as `label`, and `require_success` under `name`:
+    what every build of every scenario goes through."""
+    build = run_build(corpus, exports)
+    progress(f"{label}: {build.wall_s} s (exit {build.status})")
+    require_success(build, name, progress)
+    return build
+
+
 def parse_floor(corpus: Corpus, sample: int = FLOOR_SAMPLE) -> tuple[int, float]:
     """Pages per second parsing the corpus's own page bytes with lxml.html alone (one process):
     the cost no parser of these pages can avoid. Median of three passes over the same sample."""
@@ -217,19 +228,14 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     corpus = generate(spec, corpus_root, progress=progress)
     generate_s = time.perf_counter() - started
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
-    full = run_build(corpus, exports)
-    progress(f"full build: {full.wall_s} s (exit {full.status})")
-    require_success(full, "full", progress)
+    full = checked_build(corpus, exports, "full", "full build", progress)
     database = corpus.root / "speedbook.duckdb"
     observed = observations(database)
     added = add_day(corpus, spec, spec.days)
-    incremental = run_build(corpus, exports)
-    progress(f"one more day ({added} pages): {incremental.wall_s} s (exit {incremental.status})")
-    require_success(incremental, "one-more-day", progress)
+    label = f"one more day ({added} pages)"
+    incremental = checked_build(corpus, exports, "one-more-day", label, progress)
     observed_after_day = observations(database)
-    noop = run_build(corpus, exports)
-    progress(f"nothing new: {noop.wall_s} s (exit {noop.status})")
-    require_success(noop, "nothing-new", progress)
+    noop = checked_build(corpus, exports, "nothing-new", "nothing new", progress)
     floor_pages, floor_rate = parse_floor(corpus)
     insert_rows, insert_s = insert_floor(database, workdir)
     query_s = latest_query(database, LATEST_FROM_HISTORY)
