@@ -27,18 +27,37 @@ CREATE OR REPLACE MACRO core.comparable(a_provider, a_model, a_precision, a_tier
 -- The current observation of each endpoint, metric, scope, method and statistic among the rows of
 -- a relation with core.observations' columns, up to the build's as-of time: the best tier (T1
 -- before T2 before T3), then the newest, then by source id and observation id so the choice is
--- deterministic. arg_min over that key is one hash aggregate, not a sort of the whole history.
--- The build keeps the result as core.current_observations, updated from the observations each
--- build adds (pipeline/warehouse/current.py); FROM core.current_of('core.observations')
--- computes it afresh from the whole history.
+-- deterministic. The build keeps the result as core.current_observations, updated from the
+-- observations each build adds (pipeline/warehouse/current.py); FROM
+-- core.current_of('core.observations') computes it afresh from the whole history.
+-- Over the history, only cheap columns are read in full: per key, the best tier and its newest
+-- time are plain min/max aggregates (an arg_min over a struct key, or one carrying the row or its
+-- 32-character id, costs several times as much). Whole rows are then read for those instants
+-- only: the IN filter on observed_at reaches the scan, so the other columns are decoded for the
+-- rows at those instants, not for the history. Ties on tier and time are few and are broken last.
 CREATE OR REPLACE MACRO core.current_of(relation) AS TABLE
-WITH candidates AS (
+WITH candidates AS NOT MATERIALIZED (  -- the whole history: never copy it
     SELECT o.* FROM query_table(relation) AS o, core.build_state AS b
     WHERE b.as_of IS NULL OR o.retrieved_at <= b.as_of
 ),
-picked AS (
-    SELECT arg_min(observation_id, (tier, -epoch(observed_at), source_id, observation_id)) AS id
+newest_per_tier AS (
+    SELECT endpoint_id, metric, scope, method, statistic, tier, max(observed_at) AS observed_at
     FROM candidates
+    GROUP BY endpoint_id, metric, scope, method, statistic, tier
+),
+best AS (  -- one row per key: its best tier, and the newest time in that tier
+    SELECT endpoint_id, metric, scope, method, statistic, min(tier) AS tier,
+           arg_min(observed_at, tier) AS observed_at
+    FROM newest_per_tier
     GROUP BY endpoint_id, metric, scope, method, statistic
 )
-SELECT c.* FROM candidates AS c SEMI JOIN picked ON c.observation_id = picked.id;
+SELECT c.* FROM candidates AS c
+SEMI JOIN best AS b
+  ON c.endpoint_id = b.endpoint_id AND c.metric = b.metric AND c.scope = b.scope
+ AND c.method = b.method AND c.statistic IS NOT DISTINCT FROM b.statistic
+ AND c.tier = b.tier AND c.observed_at = b.observed_at
+WHERE c.observed_at IN (SELECT observed_at FROM best)
+QUALIFY row_number() OVER (
+    PARTITION BY c.endpoint_id, c.metric, c.scope, c.method, c.statistic
+    ORDER BY c.source_id, c.observation_id
+) = 1;

@@ -28,14 +28,16 @@ CREATE OR REPLACE MACRO mart.independent(a_source, a_publisher, a_lineage, a_cit
     AND a_source IS DISTINCT FROM b_rebuilt_from AND b_source IS DISTINCT FROM a_rebuilt_from
     AND (a_rebuilt_from IS NULL OR a_rebuilt_from IS DISTINCT FROM b_rebuilt_from);
 -- Observations with their source's publisher, the publisher of the page they cite, and the
--- source a reconstructed snapshot was rebuilt from.
-CREATE OR REPLACE VIEW mart.published_observations AS
+-- source a reconstructed snapshot was rebuilt from: mart.published_of adds these to any relation
+-- with core.observations' columns (the current figures use it on the chosen rows alone).
+CREATE OR REPLACE MACRO mart.published_of(relation) AS TABLE
 SELECT o.*, src.publisher, cited.publisher AS cited_publisher,
        nullif(split_part(snap.reconstructed_from_snapshot_id, '/', 1), '') AS rebuilt_from
-FROM core.observations AS o
+FROM query_table(relation) AS o
 JOIN core.sources AS src USING (source_id)
 JOIN core.snapshots AS snap USING (snapshot_id)
 LEFT JOIN core.sources AS cited ON cited.source_id = o.cited_source_id;
+CREATE OR REPLACE VIEW mart.published_observations AS FROM mart.published_of('core.observations');
 
 COMMENT ON VIEW mart.published_observations IS
     'Every observation with its source''s publisher and the publisher of the page it cites: what the independence rule compares.';
@@ -114,32 +116,48 @@ chosen AS (
            mart.fresh_as_of(o.observed_at, o.retrieved_at, f.latest_retrieved_at, f.confirmed_at)
                AS fresh_as_of,
            mart.is_stale(o.scope, fresh_as_of, f.data_date, f.max_age_minutes) AS stale
-    FROM query_table(current) AS o
+    FROM mart.published_of(current) AS o
     JOIN mart.source_freshness AS f USING (source_id)
 ),
--- The pairs of the chosen figures only: a small build side probed by the history once,
--- under the same rule as mart.observation_pairs.
+compared AS (SELECT * FROM chosen WHERE mart.point_figure(value, qualifier)),
+-- A figure pairs only with figures observed within a week of it, so the history is read at the
+-- instants near a chosen figure's only: the distinct instants of the history (one cheap column)
+-- whose nearest chosen instant, before or after, is within a week. The IN filter on observed_at
+-- reaches the scan, so the history's other columns are decoded for those rows alone.
+instants AS (
+    SELECT DISTINCT o.observed_at FROM core.observations AS o, core.build_state AS state
+    WHERE state.as_of IS NULL OR o.retrieved_at <= state.as_of
+),
+chosen_instants AS (SELECT DISTINCT observed_at FROM compared),
+near AS (
+    SELECT i.observed_at FROM instants AS i
+    ASOF LEFT JOIN chosen_instants AS before ON before.observed_at <= i.observed_at
+    ASOF LEFT JOIN chosen_instants AS after ON after.observed_at >= i.observed_at
+    WHERE mart.within_a_week(i.observed_at, before.observed_at)
+       OR mart.within_a_week(i.observed_at, after.observed_at)
+),
+-- The pairs of the chosen figures only, under the same rule as mart.observation_pairs.
 pairs AS (
     SELECT c.observation_id AS a_id, b.source_id AS b_source_id,
            mart.disagree(c.value, b.value) AS disagree
-    FROM chosen AS c
-    JOIN mart.published_observations AS cp ON cp.observation_id = c.observation_id
+    FROM compared AS c
     JOIN (
         SELECT o.* FROM mart.published_observations AS o, core.build_state AS state
-        WHERE state.as_of IS NULL OR o.retrieved_at <= state.as_of
+        WHERE (state.as_of IS NULL OR o.retrieved_at <= state.as_of)
+          AND o.observed_at IN (SELECT observed_at FROM near)
     ) AS b
       ON b.provider_id = c.provider_id AND b.model_id = c.model_id
      AND b.service_tier = c.service_tier AND b.metric = c.metric AND b.scope = c.scope
      AND b.source_id <> c.source_id
      AND mart.same_measurement(c.method, c.statistic, b.method, b.statistic)
-     AND mart.independent(c.source_id, cp.publisher, c.lineage, c.cited_source_id,
-                          cp.cited_publisher, cp.rebuilt_from, b.source_id, b.publisher,
+     AND mart.independent(c.source_id, c.publisher, c.lineage, c.cited_source_id,
+                          c.cited_publisher, c.rebuilt_from, b.source_id, b.publisher,
                           b.lineage, b.cited_source_id, b.cited_publisher, b.rebuilt_from)
      AND core.comparable(c.provider_id, c.model_id, c.precision, c.service_tier,
                          c.reasoning_effort, c.region, b.provider_id, b.model_id, b.precision,
                          b.service_tier, b.reasoning_effort, b.region)
      AND mart.within_a_week(c.observed_at, b.observed_at)
-    WHERE mart.point_figure(c.value, c.qualifier) AND mart.point_figure(b.value, b.qualifier)
+    WHERE mart.point_figure(b.value, b.qualifier)
 ),
 support AS (
     SELECT a_id,
@@ -150,7 +168,8 @@ support AS (
     FROM pairs
     GROUP BY a_id
 )
-SELECT c.*, coalesce(s.corroborating_sources, 0) AS corroborating_sources,
+SELECT c.* EXCLUDE (publisher, cited_publisher, rebuilt_from),
+       coalesce(s.corroborating_sources, 0) AS corroborating_sources,
        coalesce(s.corroborated_by, []) AS corroborated_by,
        coalesce(s.disputed_by, []) AS disputed_by,
        snap.url AS source_url
