@@ -462,6 +462,17 @@ def previous_release(
 
 
 @dataclass(frozen=True)
+class Written:
+    """What a publish wrote, still in memory: the files it wrote into the folder by name (the
+    exports, datapackage.json, CHANGELOG.md, changes.json), the exports parsed and the changes, so
+    the history can record the release without parsing 50 MB of it back."""
+
+    files: Mapping[str, bytes]
+    release: Release
+    changes: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class PublishResult:
     version: str
     published: bool  # False when the content equals the newest release of the same data date
@@ -470,6 +481,7 @@ class PublishResult:
     previous: str | None = None  # the release the changelog compares with
     summary: str = ""  # one line: what changed since `previous`
     cleaned: tuple[str, ...] = ()  # leftovers of killed publishers that were deleted
+    written: Written | None = None  # what was published, when it was
 
 
 def publish_release(
@@ -482,6 +494,7 @@ def publish_release(
     notes: Sequence[Mapping[str, Any]] = (),
     check: SnapshotCheck | None = None,
     take_latest: bool = False,
+    parsed: Callable[[str], Release] | None = None,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
@@ -493,7 +506,11 @@ def publish_release(
     `latest`, even when its data date is older than the release `latest` names (that release's
     newest snapshots were rejected, damaged or withdrawn since). Content equal to an older
     release is then published again under a new version, its changelog against the release it
-    replaces as `latest`, so that consumers see what changed."""
+    replaces as `latest`, so that consumers see what changed.
+
+    `parsed(version)`: `render(version)` parsed into the contract's models, when the caller has
+    it (parsing a 30 MB export costs a second: the caller's populate callbacks may need it too);
+    parsed here when None."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
@@ -552,7 +569,8 @@ def publish_release(
                 read=read,
                 usable=cites_only_good if checked is not None else None,
             )
-        changes = compare(old, plan.documents)
+        release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
+        changes = compare(old, release)
         notes = [dict(note) for note in notes]
         if replaced is not None:
             notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
@@ -580,6 +598,7 @@ def publish_release(
             previous=previous,
             summary=summary,
             cleaned=cleaned,
+            written=Written(files, release, changes),
         )
 
 
