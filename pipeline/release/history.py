@@ -32,9 +32,9 @@ from pipeline.release.publish import (
     DATAPACKAGE,
     ReleaseDamaged,
     Written,
-    checked_exports,
+    decode_exports,
     list_versions,
-    read_release,
+    read_exports,
 )
 from pipeline.warehouse.marts import ensure_history
 
@@ -131,14 +131,10 @@ def _folder_release(folder: Path, written: Written | None) -> Release:
     """A release folder's exports, parsed; raises ReleaseDamaged when the folder is not a complete
     release (reading and hashing it is the check). When its exports are the bytes a publish has
     just written, that publish's parse of them is taken instead of parsing them again."""
-    if written is None:
-        return parse_release(read_release(folder))
-    found, exports = checked_exports(folder)
-    if found:
-        raise ReleaseDamaged(f"{folder}: " + "; ".join(found))
-    if all(exports[name] == written.files.get(name) for name in EXPORT_FILES):
+    exports = read_exports(folder)
+    if written is not None and all(exports[n] == written.files.get(n) for n in EXPORT_FILES):
         return written.release
-    return parse_release(read_release(folder))
+    return parse_release(decode_exports(folder, exports))
 
 
 def _folder_changes(folder: Path, written: Written | None) -> dict[str, Any]:

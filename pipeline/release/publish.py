@@ -170,17 +170,27 @@ def is_complete(folder: Path) -> bool:
     return folder.is_dir() and not release_problems(folder)
 
 
-def read_release(folder: Path) -> Documents:
-    """The three export documents of a release folder, checked for completeness first."""
+def read_exports(folder: Path) -> dict[str, bytes]:
+    """The exports' bytes of a release folder, checked for completeness first."""
     if not folder.is_dir():
         raise ReleaseDamaged(f"{folder} is not a folder")
     found, exports = checked_exports(folder)
     if found:
         raise ReleaseDamaged(f"{folder}: " + "; ".join(found))
+    return exports
+
+
+def decode_exports(folder: Path, exports: Mapping[str, bytes]) -> Documents:
+    """The documents of the exports' bytes read from `folder` (read_exports)."""
     try:
         return {name: json.loads(exports[name].decode("utf-8")) for name in EXPORT_FILES}
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ReleaseDamaged(f"{folder}: not valid JSON: {error}") from None
+
+
+def read_release(folder: Path) -> Documents:
+    """The three export documents of a release folder, checked for completeness first."""
+    return decode_exports(folder, read_exports(folder))
 
 
 # --- rendering and planning ---------------------------------------------------------------------
