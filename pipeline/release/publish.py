@@ -219,8 +219,12 @@ def _stored_exports(release: Path) -> dict[str, bytes]:
 _MISSING = object()
 
 
-def _stored_as_of(stored: dict[str, bytes]) -> Any:
+def _stored_as_of(stored: dict[str, bytes], documents: Documents | None = None) -> Any:
+    """The `as_of` of a stored release: from its documents when they were read already (a
+    30 MB inference.json is not decoded twice in one publish), else from its bytes."""
     try:
+        if documents is not None:
+            return documents[EXPORT_FILES[0]].get("as_of")
         return json.loads(stored[EXPORT_FILES[0]]).get("as_of")
     except (KeyError, ValueError, AttributeError):
         return _MISSING
@@ -243,19 +247,28 @@ class Plan:
 
 
 def plan_release(
-    exports_dir: Path, data_date: datetime, render: Render, *, new: bool = False
+    exports_dir: Path,
+    data_date: datetime,
+    render: Render,
+    *,
+    new: bool = False,
+    read: ReadRelease | None = None,
 ) -> Plan:
     """Decide the version. When the newest release of the same data date has identical exports
     (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
     date. Only the newest one is compared: content equal to an older same-date release (a
     reverted change) is a new release, because it differs from what the newest one says.
-    `new`: a new version whatever the content (the release `latest` names must be replaced)."""
+    `new`: a new version whatever the content (the release `latest` names must be replaced).
+    `read`: the publish's reader of release folders, whose documents give the newest one's
+    `as_of` when it reads it whole (the bytes compared are those on disk either way)."""
     existing = list_versions(exports_dir)
     same_date = _same_date(existing, base_version(data_date))
     if same_date and not new:
         newest = same_date[-1]
         stored = _stored_exports(exports_dir / newest)
-        documents = _with_as_of(render(newest), _stored_as_of(stored))
+        documents = _with_as_of(
+            render(newest), _stored_as_of(stored, read(newest) if read is not None else None)
+        )
         # serialised once to compare; checked and packaged only when it is to be published
         if stored and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES):
             return Plan(newest, False, stored, documents)
@@ -534,7 +547,7 @@ def publish_release(
             documents = read(version)
             return documents is not None and cites_only_good(documents)
 
-        plan = plan_release(exports_dir, data_date, render)
+        plan = plan_release(exports_dir, data_date, render, read=read)
         refused = unusable_citations(plan.documents, checked) if checked is not None else []
         if refused:
             raise PublishError(
