@@ -532,7 +532,7 @@ def publish_release(
     replaces as `latest`, so that consumers see what changed.
 
     `parsed(version)`: `render(version)` parsed into the contract's models, when the caller has
-    it (parsing a 30 MB export costs a second: the caller's populate callbacks may need it too);
+    it (parsing a 30 MB export takes about half a second, and its populate callbacks need it too);
     parsed here when None."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
