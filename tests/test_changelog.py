@@ -17,7 +17,7 @@ from pipeline.release.changelog import (
 )
 from pipeline.release.jsonio import dumps
 from pipeline.release.publish import read_release
-from pipeline.release.templates import escape_markdown
+from pipeline.release.templates import escape_markdown, markdown_table
 
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
 
@@ -312,3 +312,18 @@ def test_markdown_from_the_data_stays_text_in_the_changelog(release, later):
 )
 def test_escape_markdown(value, written):
     assert escape_markdown(value) == written
+
+
+def test_a_table_escapes_every_cell_and_tells_equal_values_of_other_types_apart():
+    """Tables are written cell by cell in Python (templates.table_text), each distinct value
+    escaped once: True and 1, or 1 and 1.0, are still written as themselves."""
+    rows = [[True, 1, 1.0, None], ["a|b", ["x"], "a|b", False], [1, True, "_e_", 0]]
+    assert markdown_table(["h|1", "h2", "h3", "h4"], rows) == [
+        r"| h\|1 | h2 | h3 | h4 |",
+        "|---|---|---|---|",
+        "| yes | 1 | 1.0 | — |",
+        r"| a\|b | \['x'\] | a\|b | no |",
+        r"| 1 | yes | \_e\_ | 0 |",
+        "",
+    ]
+    assert markdown_table([], []) == ["|  |", "|", ""]

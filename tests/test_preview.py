@@ -19,6 +19,7 @@ from typing import Any
 import lxml.html
 import pytest
 
+from pipeline.release.contract import read_release
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.preview import render_preview
 from pipeline.support.settings import Settings
@@ -229,6 +230,14 @@ def test_self_contained_and_links_only_http(page):
 
 def test_same_documents_same_bytes(documents, page):
     assert render_preview(copy.deepcopy(documents)) == page
+
+
+def test_the_parsed_exports_give_the_same_page(documents, page):
+    """A build parses its exports once and renders the page from them parsed."""
+    assert render_preview(read_release(documents)) == page
+    assert render_preview(read_release(documents), changelog_href="x.md") == render_preview(
+        documents, changelog_href="x.md"
+    )
 
 
 def test_hostile_text_renders_as_text(documents):

@@ -24,8 +24,8 @@ from conftest import BUNDLED_RAW, progress_lines
 
 from pipeline.cli import main
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.release import publish
-from pipeline.release.changelog import figures
+from pipeline.release import history, publish
+from pipeline.release.changelog import figures, parse_release
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
 from pipeline.release.history import figure_rows, record_releases
 from pipeline.release.publish import (
@@ -493,6 +493,78 @@ def test_history_hashes_each_new_release_once_and_known_ones_never(scenario, tmp
         hashing.folders.clear()
         assert record_releases(con, scenario.settings.exports) == []
         assert hashing.folders == []
+
+
+def _history_rows(database: Path, version: str) -> tuple[list[tuple], list[tuple]]:
+    with duckdb.connect(str(database), read_only=True) as con:
+        release = con.execute("SELECT * FROM history.releases WHERE version = ?", [version])
+        releases = release.fetchall()
+        figure = con.execute(
+            "SELECT * FROM history.release_figures WHERE version = ? ORDER BY ALL", [version]
+        )
+        return releases, figure.fetchall()
+
+
+def test_history_records_what_a_publish_wrote_without_parsing_it_again(
+    scenario, tmp_path, hashing, monkeypatch
+):
+    """A release the build has just published is recorded from what it wrote: its folder is
+    still read and hashed (reading it is the check), but not parsed again, and the rows are
+    those that reading it back gives."""
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    result = _publish_day(exports, read_release(exports / NOVEMBER_1), 1)
+    assert result.written is not None
+    assert result.written.files["inference.json"] == (result.path / "inference.json").read_bytes()
+    parsed: list[object] = []
+
+    def counted(documents: object) -> object:
+        parsed.append(documents)
+        return parse_release(documents)
+
+    monkeypatch.setattr(history, "parse_release", counted)
+    rows = {}
+    for how, written in (("written", {result.version: result.written}), ("read back", None)):
+        database = tmp_path / f"{how}.duckdb"
+        shutil.copyfile(scenario.settings.database, database)
+        parsed.clear()
+        hashing.folders.clear()
+        with duckdb.connect(str(database)) as con:
+            assert record_releases(con, exports, written=written) == [result.version]
+        assert hashing.folders == [result.version]
+        assert len(parsed) == (0 if written else 1)
+        rows[how] = _history_rows(database, result.version)
+    assert rows["written"] == rows["read back"] and len(rows["written"][1]) > 0
+
+
+def test_history_reads_back_a_folder_that_is_not_what_the_publish_wrote(scenario, tmp_path):
+    """What a publish says it wrote is taken only for a folder holding those very bytes: another
+    release's is read from the folder itself, and a damaged one is not recorded."""
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    documents = read_release(exports / NOVEMBER_1)
+    first, second = _publish_day(exports, documents, 1), _publish_day(exports, documents, 2)
+    database = tmp_path / "copy.duckdb"
+    shutil.copyfile(scenario.settings.database, database)
+    damaged = tmp_path / "damaged"
+    shutil.copytree(exports, damaged, symlinks=True)
+    (damaged / first.version / "inference.json").write_text("{}", encoding="utf-8")
+    with duckdb.connect(str(database)) as con:
+        wrong = {first.version: second.written, second.version: first.written}
+        assert record_releases(con, damaged, written={first.version: first.written}) == [
+            second.version
+        ]
+        con.execute("DELETE FROM history.release_figures WHERE version = ?", [second.version])
+        con.execute("DELETE FROM history.releases WHERE version = ?", [second.version])
+        assert record_releases(con, exports, written=wrong) == [first.version, second.version]
+    reference = tmp_path / "reference.duckdb"
+    shutil.copyfile(scenario.settings.database, reference)
+    with duckdb.connect(str(reference)) as con:
+        assert record_releases(con, exports) == [first.version, second.version]
+    for version in (first.version, second.version):
+        assert _history_rows(database, version) == _history_rows(reference, version)
+    releases, _ = _history_rows(database, first.version)
+    assert releases[0][1] == datetime(2026, 12, 1, tzinfo=UTC)  # its own data date
 
 
 def test_history_rows_are_the_changelog_figures(scenario):

@@ -16,6 +16,7 @@ from pipeline.normalise.entities import Resolver
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.inventory import Inventory, Listing, take_inventory
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
+from pipeline.release.contract import bulk_objects
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.settings import Settings
 from pipeline.warehouse.swap import working_database
@@ -152,11 +153,13 @@ class DocumentIOManager(dg.ConfigurableIOManager):
     def load_input(self, context: dg.InputContext) -> dict[str, Any]:
         path = self._path(context.asset_key)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise dg.Failure(
                 f"{path} is missing: materialise {context.asset_key.to_user_string()} first"
             ) from None
+        with bulk_objects():  # a 30 MB export is a million objects: no collection between them
+            return json.loads(text)
 
 
 def build_resources(

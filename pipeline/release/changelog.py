@@ -25,7 +25,7 @@ from pipeline.release.contract import MODELS, Release, ReleaseHead, read_head, r
 from pipeline.release.contract.common import ModelRef, Snapshot, SourceRef, Variant
 from pipeline.release.contract.inference import Figure, Inference, Provider, SourceSummary
 from pipeline.release.formatting import day, variant_label
-from pipeline.release.templates import markdown_table, render_markdown_template
+from pipeline.release.templates import markdown_table, render_markdown_template, table_text
 
 __all__ = [
     "UnreadableRelease",
@@ -777,6 +777,13 @@ def _sections(changes: dict[str, Any]) -> Iterator[tuple[str, list[str], list[li
         )
 
 
+def _tables(changes: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every section of a changelog that has rows: its title and its table, escaped."""
+    return [
+        (title, table_text(columns, rows)) for title, columns, rows in _sections(changes) if rows
+    ]
+
+
 def reobserved_count(changes: dict[str, Any]) -> int:
     return 0 if changes["first_release"] else changes["figures"]["reobserved_unchanged"]
 
@@ -791,10 +798,12 @@ def render_markdown(changes: dict[str, Any]) -> str:
         to=to | {"data_day": day(to["data_date"]), "as_of_day": day(to.get("as_of"))},
         old=old | {"data_day": day(old["data_date"])} if old else None,
         first_release=first,
-        contents=[[k.replace("_", " "), v] for k, v in changes["contents"].items()],
+        contents=table_text(
+            ["what", "count"], [[k.replace("_", " "), v] for k, v in changes["contents"].items()]
+        ),
         summary=None if first else summary_line(changes),
         schema_changed=not first and changes["schema_version_changed"],
-        sections=[] if first else [s for s in _sections(changes) if s[2]],
+        sections=[] if first else _tables(changes),
         reobserved=_plural(count, "figure") if (count := reobserved_count(changes)) else None,
         notes=[note["text"] for note in changes.get("notes") or ()],
     )

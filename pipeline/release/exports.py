@@ -574,25 +574,25 @@ def catalog_export(inputs: ExportInputs, info: ReleaseInfo) -> InferenceCatalog:
 # --- documents -------------------------------------------------------------------------------
 
 
+def _kind(key: str) -> str:
+    """How a string under `key` is cleaned: as a link, a URL template, or text."""
+    if key in ("url", "website") or key.endswith("_url"):
+        return "url"
+    return "template" if key == "url_template" else "text"
+
+
 def sanitise(value: Any, key: str = "") -> Any:
     """Last line of defence before anything is written: no markup or control characters in any
     string, and under keys that hold links only http(s) URLs that are no template. Each distinct
-    string is cleaned once per call (a 30 MB export repeats a few thousand names and units)."""
+    string is cleaned once per call (a 30 MB export repeats a few thousand names and units), and
+    the rule of each distinct key is found once."""
     cleaned: dict[tuple[str, str], Any] = {}
+    kinds: dict[str, str] = {}
 
-    def clean(value: Any, key: str) -> Any:
-        if isinstance(value, dict):
-            return {k: clean(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v, key) for v in value]
-        if not isinstance(value, str):
-            return value
-        if key in ("url", "website") or key.endswith("_url"):
-            kind = "url"
-        elif key == "url_template":
-            kind = "template"
-        else:
-            kind = "text"
+    def text(value: str, key: str) -> Any:
+        kind = kinds.get(key)
+        if kind is None:
+            kind = kinds[key] = _kind(key)
         memo = (kind, value)
         if memo not in cleaned:
             if kind == "url":
@@ -602,6 +602,15 @@ def sanitise(value: Any, key: str = "") -> Any:
             else:
                 cleaned[memo] = clean_text(value, max_length=2000)
         return cleaned[memo]
+
+    def clean(value: Any, key: str) -> Any:
+        if isinstance(value, str):  # the most common value first
+            return text(value, key)
+        if isinstance(value, dict):
+            return {k: clean(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v, key) for v in value]
+        return value
 
     return clean(value, key)
 

@@ -26,12 +26,15 @@ from pipeline.release.changelog import (
     summary_line,
 )
 from pipeline.release.contract import Release
+from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.publish import (
     CHANGES_JSON,
     DATAPACKAGE,
     ReleaseDamaged,
+    Written,
+    decode_exports,
     list_versions,
-    read_release,
+    read_exports,
 )
 from pipeline.warehouse.marts import ensure_history
 
@@ -124,17 +127,38 @@ def figure_rows(
     return rows
 
 
-def release_row(folder: Path, built_at: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _folder_release(folder: Path, written: Written | None) -> Release:
+    """A release folder's exports, parsed; raises ReleaseDamaged when the folder is not a complete
+    release (reading and hashing it is the check). When its exports are the bytes a publish has
+    just written, that publish's parse of them is taken instead of parsing them again."""
+    exports = read_exports(folder)
+    if written is not None and all(exports[n] == written.files.get(n) for n in EXPORT_FILES):
+        return written.release
+    return parse_release(decode_exports(folder, exports))
+
+
+def _folder_changes(folder: Path, written: Written | None) -> dict[str, Any]:
+    """A release folder's changes.json (the publish's own when the bytes are those it wrote)."""
+    data = (folder / CHANGES_JSON).read_bytes()
+    if written is not None and data == written.files.get(CHANGES_JSON):
+        return written.changes
+    return json.loads(data.decode("utf-8"))
+
+
+def release_row(
+    folder: Path, built_at: datetime, written: Written | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The history.releases row and history.release_figures rows of one release folder; raises
     ReleaseDamaged when the folder is not a complete release (reading it is the check), and
-    UnreadableRelease when its exports do not fit the contract."""
-    release = parse_release(read_release(folder))
+    UnreadableRelease when its exports do not fit the contract. `written`: what the publish of
+    this folder wrote, if this process published it (the folder is still read and checked)."""
+    release = _folder_release(folder, written)
     version = folder.name
     head = release.inference
     package = json.loads((folder / DATAPACKAGE).read_text(encoding="utf-8"))
     hashes = {r["path"]: r["hash"] for r in package["resources"]}
     try:
-        changes = json.loads((folder / CHANGES_JSON).read_text(encoding="utf-8"))
+        changes = _folder_changes(folder, written)
         previous = (changes.get("from") or {}).get("version")
         summary = summary_line(changes)
     except (OSError, ValueError, KeyError, TypeError):
@@ -163,10 +187,12 @@ def record_releases(
     con: duckdb.DuckDBPyConnection,
     exports_dir: Path,
     built_at: Mapping[str, datetime] | None = None,
+    written: Mapping[str, Written] | None = None,
 ) -> list[str]:
     """Add every complete release folder that history.releases lacks, in one transaction;
     returns the versions added. `built_at` gives the publish time of releases just published;
-    others get their folder's modification time."""
+    others get their folder's modification time. `written`: what this process published, by
+    version (publish_release's `written`), so those folders are checked but not parsed again."""
     ensure_history(con)
     known = {row[0] for row in con.execute("SELECT version FROM history.releases").fetchall()}
     releases, release_figures = [], []
@@ -178,7 +204,7 @@ def record_releases(
             folder.stat().st_mtime, tz=UTC
         )
         try:
-            row, rows = release_row(folder, when)  # hashes the folder once
+            row, rows = release_row(folder, when, (written or {}).get(version))  # hashes once
         except (ReleaseDamaged, UnreadableRelease):
             continue  # not a complete release, or not one the contract reads: nothing to record
         releases.append(row)

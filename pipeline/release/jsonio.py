@@ -26,9 +26,10 @@ _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLIN
 _OPTIONS |= orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 _OPTIONS |= orjson.OPT_PASSTHROUGH_SUBCLASS
 # Where orjson may write a number unlike Python: 0.0000..., or a negative exponent without
-# Python's two-digit padding. A literal search finds the candidates fast; a candidate counts only
-# when its line is a number (after a key, or a list item), not text inside a string.
-_CANDIDATE = re.compile(rb"0\.0000|e-[0-9]")
+# Python's two-digit padding. A candidate counts only when its line is a number (after a key, or
+# a list item), not text inside a string. One pattern per literal: `re` searches a pattern that
+# opens with a literal fast, an alternation byte by byte (0.24 s against 0.02 s on 30 MB).
+_CANDIDATES = (re.compile(rb"0\.0000"), re.compile(rb"e-[0-9]"))
 _NUMBER_LINE = re.compile(rb' *(?:"(?:[^"\\]|\\.)*": )?-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?,?')
 
 
@@ -41,11 +42,12 @@ def dumps(document: Any) -> bytes:
 
 
 def _written_otherwise(data: bytes) -> bool:
-    for candidate in _CANDIDATE.finditer(data):
-        start = data.rfind(b"\n", 0, candidate.start()) + 1
-        end = data.find(b"\n", candidate.end())
-        if _NUMBER_LINE.fullmatch(data, start, len(data) if end < 0 else end):
-            return True
+    for pattern in _CANDIDATES:
+        for candidate in pattern.finditer(data):
+            start = data.rfind(b"\n", 0, candidate.start()) + 1
+            end = data.find(b"\n", candidate.end())
+            if _NUMBER_LINE.fullmatch(data, start, len(data) if end < 0 else end):
+                return True
     return False
 
 

@@ -500,10 +500,14 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
     )
 
 
-def render_preview(documents: Mapping[str, Any], *, changelog_href: str = "CHANGELOG.md") -> str:
+def render_preview(
+    documents: Mapping[str, Any] | Release, *, changelog_href: str = "CHANGELOG.md"
+) -> str:
     """The preview page of a release from its exports, keyed by file name
-    (`inference.json`, `model_platforms.json`, `inference_catalog.json`). Raises ValueError
-    when one is missing or does not fit the contract."""
+    (`inference.json`, `model_platforms.json`, `inference_catalog.json`), or from them parsed.
+    Raises ValueError when one is missing or does not fit the contract."""
+    if isinstance(documents, Release):
+        return render_html_template("preview.html.jinja", page=page_view(documents, changelog_href))
     missing = [name for name in EXPORT_FILES if not isinstance(documents.get(name), Mapping)]
     if missing:
         raise ValueError(f"render_preview needs every export; missing: {', '.join(missing)}")

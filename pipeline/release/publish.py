@@ -170,17 +170,27 @@ def is_complete(folder: Path) -> bool:
     return folder.is_dir() and not release_problems(folder)
 
 
-def read_release(folder: Path) -> Documents:
-    """The three export documents of a release folder, checked for completeness first."""
+def read_exports(folder: Path) -> dict[str, bytes]:
+    """The exports' bytes of a release folder, checked for completeness first."""
     if not folder.is_dir():
         raise ReleaseDamaged(f"{folder} is not a folder")
     found, exports = checked_exports(folder)
     if found:
         raise ReleaseDamaged(f"{folder}: " + "; ".join(found))
+    return exports
+
+
+def decode_exports(folder: Path, exports: Mapping[str, bytes]) -> Documents:
+    """The documents of the exports' bytes read from `folder` (read_exports)."""
     try:
         return {name: json.loads(exports[name].decode("utf-8")) for name in EXPORT_FILES}
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ReleaseDamaged(f"{folder}: not valid JSON: {error}") from None
+
+
+def read_release(folder: Path) -> Documents:
+    """The three export documents of a release folder, checked for completeness first."""
+    return decode_exports(folder, read_exports(folder))
 
 
 # --- rendering and planning ---------------------------------------------------------------------
@@ -209,8 +219,12 @@ def _stored_exports(release: Path) -> dict[str, bytes]:
 _MISSING = object()
 
 
-def _stored_as_of(stored: dict[str, bytes]) -> Any:
+def _stored_as_of(stored: dict[str, bytes], documents: Documents | None = None) -> Any:
+    """The `as_of` of a stored release: from its documents when they were read already (a
+    30 MB inference.json is not decoded twice in one publish), else from its bytes."""
     try:
+        if documents is not None:
+            return documents[EXPORT_FILES[0]].get("as_of")
         return json.loads(stored[EXPORT_FILES[0]]).get("as_of")
     except (KeyError, ValueError, AttributeError):
         return _MISSING
@@ -233,19 +247,28 @@ class Plan:
 
 
 def plan_release(
-    exports_dir: Path, data_date: datetime, render: Render, *, new: bool = False
+    exports_dir: Path,
+    data_date: datetime,
+    render: Render,
+    *,
+    new: bool = False,
+    read: ReadRelease | None = None,
 ) -> Plan:
     """Decide the version. When the newest release of the same data date has identical exports
     (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
     date. Only the newest one is compared: content equal to an older same-date release (a
     reverted change) is a new release, because it differs from what the newest one says.
-    `new`: a new version whatever the content (the release `latest` names must be replaced)."""
+    `new`: a new version whatever the content (the release `latest` names must be replaced).
+    `read`: the publish's reader of release folders, whose documents give the newest one's
+    `as_of` when it reads it whole (the bytes compared are those on disk either way)."""
     existing = list_versions(exports_dir)
     same_date = _same_date(existing, base_version(data_date))
     if same_date and not new:
         newest = same_date[-1]
         stored = _stored_exports(exports_dir / newest)
-        documents = _with_as_of(render(newest), _stored_as_of(stored))
+        documents = _with_as_of(
+            render(newest), _stored_as_of(stored, read(newest) if read is not None else None)
+        )
         # serialised once to compare; checked and packaged only when it is to be published
         if stored and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES):
             return Plan(newest, False, stored, documents)
@@ -462,6 +485,17 @@ def previous_release(
 
 
 @dataclass(frozen=True)
+class Written:
+    """What a publish wrote, still in memory: the files it wrote into the folder by name (the
+    exports, datapackage.json, CHANGELOG.md, changes.json), the exports parsed and the changes, so
+    the history can record the release without parsing 50 MB of it back."""
+
+    files: Mapping[str, bytes]
+    release: Release
+    changes: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class PublishResult:
     version: str
     published: bool  # False when the content equals the newest release of the same data date
@@ -470,6 +504,7 @@ class PublishResult:
     previous: str | None = None  # the release the changelog compares with
     summary: str = ""  # one line: what changed since `previous`
     cleaned: tuple[str, ...] = ()  # leftovers of killed publishers that were deleted
+    written: Written | None = None  # what was published, when it was
 
 
 def publish_release(
@@ -482,6 +517,7 @@ def publish_release(
     notes: Sequence[Mapping[str, Any]] = (),
     check: SnapshotCheck | None = None,
     take_latest: bool = False,
+    parsed: Callable[[str], Release] | None = None,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
@@ -493,7 +529,11 @@ def publish_release(
     `latest`, even when its data date is older than the release `latest` names (that release's
     newest snapshots were rejected, damaged or withdrawn since). Content equal to an older
     release is then published again under a new version, its changelog against the release it
-    replaces as `latest`, so that consumers see what changed."""
+    replaces as `latest`, so that consumers see what changed.
+
+    `parsed(version)`: `render(version)` parsed into the contract's models, when the caller has
+    it (parsing a 30 MB export takes about half a second, and its populate callbacks need it too);
+    parsed here when None."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
@@ -507,7 +547,7 @@ def publish_release(
             documents = read(version)
             return documents is not None and cites_only_good(documents)
 
-        plan = plan_release(exports_dir, data_date, render)
+        plan = plan_release(exports_dir, data_date, render, read=read)
         refused = unusable_citations(plan.documents, checked) if checked is not None else []
         if refused:
             raise PublishError(
@@ -552,7 +592,8 @@ def publish_release(
                 read=read,
                 usable=cites_only_good if checked is not None else None,
             )
-        changes = compare(old, plan.documents)
+        release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
+        changes = compare(old, release)
         notes = [dict(note) for note in notes]
         if replaced is not None:
             notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
@@ -580,6 +621,7 @@ def publish_release(
             previous=previous,
             summary=summary,
             cleaned=cleaned,
+            written=Written(files, release, changes),
         )
 
 

@@ -5,7 +5,7 @@ The release names, in its changelog, the snapshots the build could not use (reje
 or that were withdrawn, verifies every snapshot it cites, and under --strict is not published
 while a snapshot in scope was rejected or damaged."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,14 +17,15 @@ from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
-from pipeline.release.changelog import markdown_table
+from pipeline.release.changelog import markdown_table, parse_release
+from pipeline.release.contract import Release, bulk_objects
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
 from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
-from pipeline.release.publish import Populate, Render, publish_release
+from pipeline.release.publish import Populate, publish_release
 from pipeline.release.queries import read_inputs
 from pipeline.support.limits import METADATA_ITEMS, capped
 from pipeline.support.progress import report, warn
@@ -41,10 +42,12 @@ WHERE_ALL = "every one: mart.source_health and core.extractions"
 
 # More release content, written into the release folder before it is renamed into place:
 # each is called as populate(staging_dir, version) (Parquet, a preview page, ...).
-def release_extras(settings: Settings, database: Path, render: Render) -> list[Populate]:
+def release_extras(
+    settings: Settings, database: Path, parsed: Callable[[str], Release]
+) -> list[Populate]:
     """What a release holds besides the exports: Parquet of the warehouse (`database`, the run's)
     for engines beyond one machine, and index.html, a self-contained preview page built from the
-    release's exports."""
+    release's exports (`parsed(version)`: them parsed)."""
 
     def parquet(folder: Path, _version: str) -> None:
         earlier = settings.exports / "latest" / "parquet"
@@ -52,7 +55,7 @@ def release_extras(settings: Settings, database: Path, render: Render) -> list[P
             write_parquet(con, folder / "parquet", earlier if earlier.is_dir() else None)
 
     def preview(folder: Path, version: str) -> None:
-        (folder / "index.html").write_text(render_preview(render(version)), encoding="utf-8")
+        (folder / "index.html").write_text(render_preview(parsed(version)), encoding="utf-8")
 
     return [parquet, preview]
 
@@ -145,6 +148,14 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     def render(version: str) -> dict[str, dict[str, Any]]:
         return {name: doc | {"version": version} for name, doc in documents.items()}
 
+    releases: dict[str, Release] = {}
+
+    def parsed(version: str) -> Release:
+        """The exports of `version` parsed once, for the changelog, the preview and the history."""
+        if version not in releases:
+            releases[version] = parse_release(render(version))
+        return releases[version]
+
     with connect(speedbook.database, read_only=True) as con:
         unused = not_used(con)
         withdrawn = withdrawn_since(con, speedbook.inventory().withdrawn, last_published(con))
@@ -164,22 +175,26 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     if len(notes) > CHANGELOG_NOTES:
         left = len(notes) - CHANGELOG_NOTES
         notes = [*notes[:CHANGELOG_NOTES], {"kind": "more", "text": f"... and {left:,} more"}]
-    with clock.stage("export"):
+    # a release is a few million small objects: the cyclic collector, which would scan them all
+    # again and again while they are compared, written and recorded, waits until the end
+    with clock.stage("export"), bulk_objects():
         result = publish_release(
             settings.exports,
             data_date,
             render,
-            release_extras(settings, speedbook.database, render),
+            release_extras(settings, speedbook.database, parsed),
             notes=notes,
             check=citation_check(speedbook.store(), speedbook.listing()),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
+            parsed=parsed,
         )
     if result.cleaned:
         report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
     report(result.message)
     published_at = {result.version: datetime.now(UTC)} if result.published else {}
-    with connect(speedbook.database, read_only=False) as con:
-        recorded = record_releases(con, settings.exports, published_at)
+    written = {result.version: result.written} if result.written else {}
+    with connect(speedbook.database, read_only=False) as con, bulk_objects():
+        recorded = record_releases(con, settings.exports, published_at, written)
     return dg.MaterializeResult(
         metadata={
             "version": result.version,
