@@ -31,7 +31,7 @@ def job(n: int, size: int) -> _Job:
 
 
 def test_small_snapshots_are_chunked_by_count():
-    jobs = [job(n, 20_000) for n in range(2_500)]
+    jobs = [job(n, 10_000) for n in range(2_500)]  # 1,024 of them are 10 MB: under a chunk
     assert [len(c) for c in _chunks(jobs, 1024)] == [1024, 1024, 452]
 
 
