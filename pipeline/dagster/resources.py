@@ -16,8 +16,8 @@ from pipeline.normalise.entities import Resolver
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.inventory import Inventory, Listing, take_inventory
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
-from pipeline.release.contract import bulk_objects
 from pipeline.sources.registry import Source, load_registry
+from pipeline.support.bulk import bulk_objects
 from pipeline.support.settings import Settings
 from pipeline.warehouse.swap import working_database
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from pipeline.normalise.numbers import Figure as ParsedFigure
 from pipeline.normalise.numbers import parse_count_statement
-from pipeline.release.contract import DATASET, LICENSE, SCHEMA_VERSION, bulk_objects
+from pipeline.release.contract import DATASET, LICENSE, SCHEMA_VERSION
 from pipeline.release.contract.catalog import (
     CatalogModel,
     CatalogPlatform,
@@ -65,6 +65,7 @@ from pipeline.release.formatting import (
     variant_label,
 )
 from pipeline.release.queries import ExportInputs, Record
+from pipeline.support.bulk import bulk_objects
 from pipeline.support.text import clean_text, link_url, safe_url, url_placeholder
 
 __all__ = [

@@ -18,7 +18,7 @@ from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import markdown_table, parse_release
-from pipeline.release.contract import Release, bulk_objects
+from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
@@ -27,6 +27,7 @@ from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
 from pipeline.release.publish import Populate, publish_release
 from pipeline.release.queries import read_inputs
+from pipeline.support.bulk import bulk_objects
 from pipeline.support.limits import METADATA_ITEMS, capped
 from pipeline.support.progress import report, warn
 from pipeline.support.settings import Settings

@@ -7,9 +7,6 @@ generated from them (`speedbook schemas`), and `contracts.py` validates document
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +18,7 @@ from pipeline.release.contract.inference import Inference
 from pipeline.release.contract.legacy import upgrade
 from pipeline.release.contract.platforms import ModelPlatforms
 from pipeline.release.contract.types import ReleaseVersion, SemVer, Timestamp
+from pipeline.support.bulk import bulk_objects
 
 # semver of the exports' shape, written into every export (README, "Releases"): 1.1 added the
 # endpoint id of every figure and the fastest live median beside every claim; 1.2 how each
@@ -63,20 +61,6 @@ class Release:
     inference: Inference
     platforms: ModelPlatforms
     catalog: InferenceCatalog
-
-
-@contextmanager
-def bulk_objects() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a whole export is built or parsed: a 20 MB
-    document is a million small objects, whose allocation triggers full collections that find
-    no cycle to free and, on a large heap, cost more than the parse itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_release(documents: dict[str, Any], *, earlier_schemas: bool = False) -> Release:
