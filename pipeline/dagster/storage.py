@@ -1,22 +1,25 @@
 """Dagster's SQLite event log, with its engines kept instead of made afresh for every statement.
 
 Dagster's `SqliteEventLogStorage` creates a SQLAlchemy engine, connects, and disposes of the
-engine again for each event it stores and each query it answers (`NullPool`). That costs
-about 20 ms per event on this project's machine: more than half of the wall time of a build
-that brings 300 new snapshots, which records 1,400 events (a materialisation per raw asset, and
-three events per freshness check: planned, output, evaluation). This subclass keeps one engine per
-database file it opens (the index shard and the shards of the runs it touches, the last
-`KEPT_ENGINES` of them) with SQLAlchemy's connection pool, so that statements compiled once are
-compiled once, and sets `synchronous=NORMAL`, SQLite's recommended setting with the write-ahead
-log Dagster already uses: a commit no longer waits for the disk, and a crash of the machine (not
-of the process) can lose only the last events, never corrupt the file. Since its connections
-stay open, so do the logs: each is checkpointed every 256 pages and cut back to 1 MiB (the
-stock class's closing connections removed them). It also remembers the
-tables it has found, which the stock class looks up, with an engine of its own, before most
-statements (a third of the lookups of a build). Files, tables and
-layout are Dagster's own: an instance written by the stock class reads the same.
+engine again for each event it stores and each query it answers (`NullPool`). That costs about
+20 ms per event on this project's machine: more than half of the wall time of a build that brings
+300 new snapshots, which records 1,400 events (a materialisation per raw asset, and three events
+per freshness check: planned, output, evaluation). This subclass:
 
-The instance's `dagster.yaml` (pipeline/dagster/runner.py) names it as its event log storage.
+- keeps one engine per database file it opens (the index shard and the shards of the runs it
+  touches, the last `KEPT_ENGINES` of them), with SQLAlchemy's connection pool, so that a
+  statement is compiled once per process, not once per use;
+- sets `synchronous=NORMAL`, SQLite's recommended setting with the write-ahead log Dagster
+  already uses: a commit no longer waits for the disk, and a crash of the machine (not of the
+  process) can lose only the last events, never corrupt the file. Since its connections stay
+  open, so do the logs (the stock class's closing connections removed them): each is
+  checkpointed every 256 pages and cut back to 1 MiB;
+- remembers the tables it has found, which the stock class looks up, with an engine of its own,
+  before most statements (a third of the lookups of a build).
+
+Files, tables and layout are Dagster's own: an instance written by the stock class reads the
+same. The instance's `dagster.yaml` (pipeline/dagster/runner.py) names it as its event log
+storage.
 """
 
 from __future__ import annotations
