@@ -56,6 +56,7 @@ def test_withdrawn_and_unreadable_records_do_not_count(tmp_path):
     (meta,) = store.list()
     store.withdraw(meta, "added by mistake", WHEN)
     assert not store.has_snapshots() and store.list() == []
+    assert "no snapshot in" in (scope_problem(store.root, WHEN) or "")  # with --as-of too
     (store.source_dir("other") / ("x.json" + META_SUFFIX)).parent.mkdir()
     (store.source_dir("other") / ("x.json" + META_SUFFIX)).write_text("{not json")
     assert not store.has_snapshots()

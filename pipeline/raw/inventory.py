@@ -137,14 +137,17 @@ def scope_problem(raw_dir: Path, as_of: datetime | None) -> str | None:
             "`speedbook fetch`)"
         )
     store = SnapshotStore(raw_dir)
-    # without --as-of, one readable record will do: listing a large store takes seconds
-    snapshots = store.list(errors=[]) if as_of is not None else []
-    if not (snapshots or (as_of is None and store.has_snapshots())):
-        return (
-            f"no snapshot in {raw_dir} yet: add one (`speedbook snapshot add`) or fetch "
-            "(`speedbook fetch`)"
-        )
-    if as_of is not None and (first := snapshots[0]).retrieved > as_of:
+    empty = (
+        f"no snapshot in {raw_dir} yet: add one (`speedbook snapshot add`) or fetch "
+        "(`speedbook fetch`)"
+    )
+    if as_of is None:  # one readable record will do: listing a large store takes seconds
+        return None if store.has_snapshots() else empty
+    snapshots = store.list(errors=[])
+    if not snapshots:
+        return empty
+    first = snapshots[0]
+    if first.retrieved > as_of:
         return (
             f"--as-of {format_utc(as_of)} is before the first snapshot ({first.snapshot_id}, "
             f"retrieved {first.retrieved_at}): nothing to build"

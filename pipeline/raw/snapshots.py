@@ -654,7 +654,7 @@ class SnapshotStore:
     def withdraw(self, meta: SnapshotMeta, reason: str, when: datetime) -> Withdrawal:
         """Mark a snapshot withdrawn: `<file>.withdrawn.json` beside its record, written
         atomically. The bytes and the record are kept; no later build or listing uses it."""
-        marker = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
+        marker = self._marker_path(meta)
         if marker.exists() or marker.is_symlink():
             raise SnapshotError(f"{meta.snapshot_id} is already withdrawn ({marker})")
         record = {
@@ -669,7 +669,7 @@ class SnapshotStore:
     def _withdrawal(self, meta: SnapshotMeta) -> Withdrawal:
         """A withdrawn snapshot's marker as read; a marker that cannot be read still withdraws
         its snapshot (the file's presence is what counts), with a reason that says so."""
-        path = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
+        path = self._marker_path(meta)
         try:
             record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
             withdrawn_at = format_utc(parse_utc(record["withdrawn_at"]))
@@ -703,12 +703,15 @@ class SnapshotStore:
 
     def withdrawal(self, meta: SnapshotMeta) -> Withdrawal | None:
         """The snapshot's withdrawal as the store holds it now, or None (one look on disk)."""
-        marker = self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
-        return self._withdrawal(meta) if os.path.lexists(marker) else None
+        return self._withdrawal(meta) if os.path.lexists(self._marker_path(meta)) else None
 
     def has_record(self, meta: SnapshotMeta) -> bool:
         """Whether the snapshot's metadata record is still in the store (one look on disk)."""
         return os.path.lexists(self.source_dir(meta.source_id) / (meta.file + META_SUFFIX))
+
+    def _marker_path(self, meta: SnapshotMeta) -> Path:
+        """Where the snapshot's withdrawal marker is (or would be)."""
+        return self.source_dir(meta.source_id) / (meta.file + WITHDRAWN_SUFFIX)
 
     def _scan(
         self, source_id: str | None, as_of: datetime | None, errors: list[str] | None
