@@ -117,3 +117,37 @@ def test_markup_in_a_label_never_reaches_an_export(built, tmp_path, label):
     assert execute(settings).success
     text = (settings.exports / "latest" / "inference.json").read_text()
     assert "<script" not in text and "onmouseover" not in text and "alert(1)" not in text
+
+
+@pytest.mark.parametrize("history", ["appended", "from scratch"])
+def test_a_repeated_observation_key_stops_the_release(built, tmp_path, monkeypatch, history):
+    """The observations' key is checked a batch of snapshots at a time (a distinct count over a
+    quarter of half-hourly polls ran out of memory): a key seen twice within the snapshots a
+    build derived still stops the release, appended or derived from scratch."""
+    import pipeline.dagster.assets.core as core_assets
+
+    settings = copy_of(built, tmp_path)
+    if history == "from scratch":
+        settings.database.unlink()
+    before = release_bytes(settings)
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    original = core_assets.build_core
+
+    def repeating(con, **kwargs):
+        loaded = original(con, **kwargs)
+        con.execute(
+            "INSERT INTO core.observations SELECT * FROM core.observations "
+            "WHERE snapshot_id LIKE 'aa-kimi-k2-6/%' ORDER BY snapshot_id DESC LIMIT 1"
+        )
+        return loaded
+
+    monkeypatch.setattr(core_assets, "build_core", repeating)
+    outcome = execute(settings)
+    assert not outcome.success
+    assert "core_observations.matches_schema" in outcome.failed_checks
+    assert release_bytes(settings) == before

@@ -41,3 +41,43 @@ def test_a_bad_row_in_a_later_batch_is_found_and_named(con):
     checked, failures = validate_by_snapshot(con, Figure, "t", ids, batch=3)
     assert checked == 200
     assert failures is not None and list(failures["snapshot_id"]) == ["s8"]
+
+
+def test_every_per_snapshot_table_declares_a_key_the_batches_check():
+    """Keys of tables derived per snapshot are checked a batch of whole snapshots at a time,
+    so each model must declare one (the offers' keys name their snapshot)."""
+    from pipeline.schema.core import CORE_TABLES, unique_key
+    from pipeline.warehouse.core import PER_SNAPSHOT
+
+    keys = {name: unique_key(CORE_TABLES[name]) for name in PER_SNAPSHOT}
+    assert keys == {
+        "observations": ("observation_id",),
+        "model_figures": ("figure_id",),
+        "endpoint_offers": ("snapshot_id", "catalogue_model_id", "endpoint_tag"),
+        "catalogue_offers": ("snapshot_id", "catalogue_provider_id", "catalogue_model_id"),
+    }
+
+
+def test_a_repeated_key_within_a_batch_is_a_failure_of_its_snapshot():
+    class Keyed(pa.DataFrameModel):
+        snapshot_id: str
+        tag: str
+
+        class Config:
+            unique = ["snapshot_id", "tag"]  # noqa: RUF012 (Pandera reads a list)
+
+    with duckdb.connect() as con:
+        con.execute(
+            "CREATE TABLE k AS SELECT 's' || (i // 4) AS snapshot_id, 't' || (i % 4) AS tag "
+            "FROM range(40) AS r(i)"
+        )
+        checked, failures = validate_by_snapshot(
+            con, Keyed, "k", [f"s{n}" for n in range(10)], batch=3
+        )
+        assert checked == 40 and failures is None
+        con.execute("INSERT INTO k VALUES ('s7', 't2')")
+        checked, failures = validate_by_snapshot(
+            con, Keyed, "k", [f"s{n}" for n in range(10)], batch=3
+        )
+    assert checked == 41
+    assert failures is not None and set(failures["snapshot_id"]) == {"s7"}

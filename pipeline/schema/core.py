@@ -34,6 +34,14 @@ class CoreTable(pa.DataFrameModel):
         coerce = True
 
 
+def unique_key(model: type[CoreTable]) -> tuple[str, ...]:
+    """The columns a table's model holds unique: its Config's key, else its one unique column."""
+    schema = model.to_schema()
+    if schema.unique:
+        return tuple(schema.unique)
+    return tuple(name for name, column in schema.columns.items() if column.unique)
+
+
 class Sources(CoreTable):
     """Every registered source with its tier and cadence, as of the build."""
 
@@ -256,6 +264,9 @@ class EndpointOffers(CoreTable):
     """What a provider's endpoint offers, per snapshot (OpenRouter's endpoint listing): prices in
     USD per million tokens, limits, status, uptime and tool calling."""
 
+    class Config:
+        unique = ["snapshot_id", "catalogue_model_id", "endpoint_tag"]
+
     endpoint_id: Series[str]
     provider_id: Series[str]
     model_id: Series[str]
@@ -292,6 +303,9 @@ class EndpointOffers(CoreTable):
 class CatalogueOffers(CoreTable):
     """Offers of a catalogue of many providers' catalogues (models.dev): one row per provider x
     model, per snapshot."""
+
+    class Config:
+        unique = ["snapshot_id", "catalogue_provider_id", "catalogue_model_id"]
 
     provider_id: Series[str] = pa.Field(description="the offering provider (reviewed or not)")
     platform_id: Series[str] = pa.Field(

@@ -66,8 +66,8 @@ def validate_by_snapshot(
     """Validate the rows of `table` that belong to these snapshots; returns (rows checked,
     failure cases or None): Pandera's, at most `limit` of them (None: all), each with the
     `snapshot_id` of its row (null for a failure of a whole column or table). A model's unique
-    key must include snapshot_id for batches to see every duplicate; a table-wide key is checked
-    in SQL by the caller."""
+    key must include or hash snapshot_id for batches to see every duplicate; a table-wide key is
+    checked in SQL by the caller."""
     checked = 0
     failures: list[pd.DataFrame] = []
     for run in batches(con, table, list(snapshot_ids), batch):
