@@ -3,6 +3,9 @@ tables they read, which are never dropped (`sql/history/`)."""
 
 from __future__ import annotations
 
+import hashlib
+import pathlib
+
 import duckdb
 
 from pipeline.support.settings import SQL_DIR
@@ -23,6 +26,12 @@ PASS_THROUGH = (
 
 
 HISTORY_SQL = SQL_DIR / "history" / "00_tables.sql"
+MART_SQL = SQL_DIR / "mart"
+# Files that compute rows from this build's tables: run by every build. The others only define
+# views and macros, which stay as they are until their definition changes.
+DATA_SUFFIX = "_table.sql"
+# Where the definition the views were created from is kept (staging is not in the dictionary).
+DEFINITION = "staging.mart_definition"
 
 
 def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
@@ -59,16 +68,75 @@ def _migrate_release_figures(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """(Re)create every mart view and table; returns the files applied, in order. The schema is
-    dropped first: everything in it is derived, and an object that changed kind (a view that
-    became a table) could not be replaced in place."""
+    """Bring the mart schema up to date; returns the files applied, in order. The mart table
+    (`*_table.sql`) is computed again by every build. The views and macros are created again
+    only when their definition changed (see `_definition`): creating them took most of a build's
+    `sql` stage, at every poll. Then the schema is dropped first: everything in it is derived,
+    and an object that changed kind (a view that became a table) could not be replaced in place.
+    """
     ensure_history(con)  # mart.figure_history reads the release history
-    con.execute("DROP SCHEMA IF EXISTS mart CASCADE")
-    con.execute("CREATE SCHEMA mart")
+    files = sorted(MART_SQL.glob("*.sql"))
+    redefine = _stored_definition(con) != _definition(con, files)
+    if redefine:
+        con.execute("DROP SCHEMA IF EXISTS mart CASCADE")
+        con.execute("CREATE SCHEMA mart")
     applied = []
-    for path in sorted((SQL_DIR / "mart").glob("*.sql")):
-        con.execute(path.read_text(encoding="utf-8"))
-        applied.append(path.name)
+    for path in files:
+        if redefine or path.name.endswith(DATA_SUFFIX):
+            con.execute(path.read_text(encoding="utf-8"))
+            applied.append(path.name)
+    tables = {f"mart.{name}" for name, kind in _mart_objects(con) if kind == "table"}
     for relation, upstream in PASS_THROUGH:
-        inherit_comments(con, relation, upstream)
+        if redefine or relation in tables:  # a table replaced lost what it inherited
+            inherit_comments(con, relation, upstream)
+    if redefine:
+        con.execute("CREATE SCHEMA IF NOT EXISTS staging")
+        con.execute(f"CREATE OR REPLACE TABLE {DEFINITION} (digest VARCHAR NOT NULL)")
+        con.execute(f"INSERT INTO {DEFINITION} VALUES (?)", [_definition(con, files)])
     return applied
+
+
+def _mart_objects(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    return con.execute(
+        """
+        SELECT view_name, 'view' FROM duckdb_views()
+        WHERE schema_name = 'mart' AND database_name = current_database()
+        UNION ALL SELECT table_name, 'table' FROM duckdb_tables()
+        WHERE schema_name = 'mart' AND database_name = current_database()
+        UNION ALL SELECT DISTINCT function_name, 'macro' FROM duckdb_functions()
+        WHERE schema_name = 'mart' AND database_name = current_database()
+        ORDER BY 1, 2
+        """
+    ).fetchall()
+
+
+def _definition(con: duckdb.DuckDBPyConnection, files: list[pathlib.Path]) -> str:
+    """Digest of what the mart objects are created from: the mart and core SQL (core's macros),
+    DuckDB's version, the columns, types and comments of the core and history tables (the views
+    bind to them and inherit their comments), and the mart objects there are (one dropped by
+    hand is created again)."""
+    digest = hashlib.sha256(duckdb.__version__.encode())
+    for path in [*files, *sorted((SQL_DIR / "core").glob("*.sql"))]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    columns = con.execute(
+        """
+        SELECT schema_name, table_name, column_name, data_type, coalesce(comment, '')
+        FROM duckdb_columns()
+        WHERE schema_name IN ('core', 'history') AND database_name = current_database()
+        ORDER BY ALL
+        """
+    ).fetchall()
+    for row in [*columns, *_mart_objects(con)]:
+        digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
+def _stored_definition(con: duckdb.DuckDBPyConnection) -> str | None:
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'staging' "
+        "AND table_name = 'mart_definition' AND database_name = current_database()"
+    ).fetchone()
+    if not exists or not exists[0]:
+        return None
+    row = con.execute(f"SELECT digest FROM {DEFINITION}").fetchone()
+    return row[0] if row else None

@@ -305,7 +305,7 @@ def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
         ).fetchone()[0]
     yield dg.MaterializeResult(
         metadata={
-            "views": ", ".join(applied),
+            "sql_applied": ", ".join(applied),
             "headlines": dg.MetadataValue.md(headlines.to_markdown(index=False)),
             **stage_metadata(clock),
         }

@@ -180,10 +180,3 @@ JOIN core.snapshots AS snap USING (snapshot_id);
 -- `FROM mart.current_figures_at()` computes them afresh from the whole history.
 CREATE OR REPLACE MACRO mart.current_figures_at() AS TABLE
 FROM mart.current_figures_of('mart.current_observations_afresh');
-
-CREATE OR REPLACE TABLE mart.current_figures AS
-SELECT * FROM mart.current_figures_of('core.current_observations')
-ORDER BY endpoint_id, metric, scope, method, statistic;
-
-COMMENT ON TABLE mart.current_figures IS
-    'The current figure per endpoint, metric, scope, method and statistic (tier first, then date), with the independent sources of the same measurement that corroborate or dispute it; kept by each build from what it adds (core.current_observations); mart.current_figures_at() computes them afresh from the whole history.';

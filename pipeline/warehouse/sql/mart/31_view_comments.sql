@@ -39,11 +39,6 @@ COMMENT ON COLUMN mart.observation_pairs.a_observed_at IS 'when side a was obser
 COMMENT ON COLUMN mart.observation_pairs.b_observed_at IS 'when side b was observed';
 COMMENT ON COLUMN mart.observation_pairs.disagree IS 'the larger figure is more than 10% above the smaller';
 
-COMMENT ON COLUMN mart.current_figures.corroborating_sources IS 'how many other sources give a comparable figure within 10%, observed within 7 days';
-COMMENT ON COLUMN mart.current_figures.corroborated_by IS 'those sources';
-COMMENT ON COLUMN mart.current_figures.disputed_by IS 'sources whose comparable figure differs by more than 10%, observed within 7 days';
-COMMENT ON COLUMN mart.current_figures.source_url IS 'address of the snapshot';
-
 COMMENT ON COLUMN mart.provider_headline.reference_source_id IS 'compilation whose newest headline names the provider''s reference model; null without one';
 COMMENT ON COLUMN mart.provider_headline.reference_snapshot_id IS 'that compilation''s snapshot';
 COMMENT ON COLUMN mart.provider_headline.on_reference IS 'the figure is on the reference model (and on its variant, where the compilation states one)';
