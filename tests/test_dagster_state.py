@@ -197,6 +197,39 @@ def test_core_run_alone_reads_the_resolutions_the_last_run_stored(built, tmp_pat
     assert _query(settings, "SELECT count(*) > 0 FROM core.observations") == [(True,)]
 
 
+def test_the_release_run_alone_reads_the_exports_the_last_run_stored(built, tmp_path):
+    """The exports reach the release through files in the instance's storage: a release run
+    alone publishes what they hold, and a damaged one fails naming its file, publishing
+    nothing."""
+    settings = copy_of(built, tmp_path)
+    documents = settings.dagster_home / "storage" / "documents"
+    stored = documents / "out_inference.json"
+    assert json.loads(stored.read_bytes())["providers"]
+    before = (settings.exports / "latest" / "inference.json").read_bytes()
+    result = materialize(settings, "key:out_release")
+    assert result.success, failures(result)
+    assert (settings.exports / "latest" / "inference.json").read_bytes() == before
+    stored.write_bytes(stored.read_bytes()[:1000])  # cut short
+    result = materialize(settings, "key:out_release")
+    assert not result.success
+    assert any(str(stored) in message for message in failures(result)), failures(result)
+    assert (settings.exports / "latest" / "inference.json").read_bytes() == before
+
+
+def test_a_document_orjson_cannot_write_goes_through_the_standard_library(tmp_path):
+    manager = resources.DocumentIOManager(base_dir=str(tmp_path))
+    key = dg.AssetKey("out_inference")
+    document = {"b": 2**70, "a": [1.5, None, "é"]}  # an integer past 64 bits
+    manager.handle_output(dg.build_output_context(asset_key=key), document)
+    assert (tmp_path / "out_inference.json").read_text(encoding="utf-8") == (
+        ' {"a": [1.5, null, "é"], "b": 1180591620717411303424}'
+    )
+    loaded = manager.load_input(dg.build_input_context(asset_key=key))
+    assert loaded == document and isinstance(loaded["b"], int)  # not orjson's float
+    manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2, "a": [1.5]})
+    assert manager.load_input(dg.build_input_context(asset_key=key)) == {"a": [1.5], "b": 2}
+
+
 # --- progress through logging; stage seconds through materialisation metadata -------------------
 
 
