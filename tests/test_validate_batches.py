@@ -46,8 +46,7 @@ def test_a_bad_row_in_a_later_batch_is_found_and_named(con):
 def test_every_per_snapshot_table_declares_a_key_the_batches_check():
     """Keys of tables derived per snapshot are checked a batch of whole snapshots at a time,
     so each model must declare one (the offers' keys name their snapshot)."""
-    from pipeline.schema.core import CORE_TABLES, unique_key
-    from pipeline.warehouse.core import PER_SNAPSHOT
+    from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT, unique_key
 
     keys = {name: unique_key(CORE_TABLES[name]) for name in PER_SNAPSHOT}
     assert keys == {

@@ -21,7 +21,7 @@ whose rows are unchanged since the release the files are reused from is hard-lin
 instead of written again, so a release after one more poll writes that poll's day, not its month
 (a month of half-hourly polls is 30 million rows). `_partitions.json` beside the day folders
 (ignored by Spark, Trino and Hive, which skip names starting with `_`) records each day's row
-count and content hash.
+count and content hash, which each build keeps (pipeline/warehouse/partitions.py).
 """
 
 from __future__ import annotations
@@ -36,10 +36,8 @@ import duckdb
 
 from pipeline.schema.ddl import quote_literal
 from pipeline.warehouse.connection import catalog_objects
-from pipeline.warehouse.core import PER_SNAPSHOT
+from pipeline.warehouse.partitions import PARTITIONED, partition_days
 
-# the tables that grow with the history, and the column they are partitioned on
-PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
 PARTITION_COLUMN = "observed_date"
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
@@ -71,11 +69,6 @@ def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path, order: str = "
         f"COPY ({query} ORDER BY {order}) TO {quote_literal(str(path))} {_OPTIONS}"
     ).fetchall()
     return int(rows[0][0])
-
-
-def _day(column: str) -> str:
-    # timezone('UTC', ...) makes the day independent of the session's time zone
-    return f"strftime(timezone('UTC', {column}), '%Y-%m-%d')"
 
 
 def write_parquet(
@@ -148,13 +141,7 @@ def _write_partitioned(
 ) -> dict[str, int]:
     """One file per day in Hive layout; the partition column lives in the folder name only,
     as Spark and Trino expect."""
-    days = {
-        day: [int(rows), int(content)]
-        for day, rows, content in con.execute(
-            f"SELECT {_day(column)} AS d, count(*), sum(hash(t)) "
-            f"FROM core.{table} AS t GROUP BY d ORDER BY d"
-        ).fetchall()
-    }
+    days = partition_days(con, table)  # kept by the build: pipeline/warehouse/partitions.py
     folder = target_dir / "core" / table
     donor = reuse_from / "core" / table if reuse_from is not None else None
     previous = _previous_index(donor)

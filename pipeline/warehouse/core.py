@@ -25,13 +25,14 @@ from pipeline.normalise.numbers import parse_count_statement, parse_figure
 from pipeline.normalise.reviewed import Claim, Platform
 from pipeline.raw.outcomes import OutcomeRecord
 from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.schema.core import CORE_TABLES
+from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT
 from pipeline.schema.ddl import sync_tables
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.current import ensure_current, refresh_current
+from pipeline.warehouse.partitions import refresh_partitions
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
@@ -42,10 +43,6 @@ CREATE TABLE IF NOT EXISTS core.build_state (
 """
 
 
-# Tables derived snapshot by snapshot from staging (each row names its snapshot): like the
-# observations, they are appended for the snapshots a build has not derived yet, and their rows of
-# snapshots no longer usable are dropped. Every other core table is small and rebuilt whole.
-PER_SNAPSHOT = ("observations", "model_figures", "endpoint_offers", "catalogue_offers")
 MACROS_SQL = "00_macros.sql"
 
 
@@ -308,7 +305,8 @@ def build_core(
     scope_build(con, in_scope)
     previous = con.execute("SELECT fingerprint FROM core.build_state").fetchone()
     append = previous is not None and previous[0] == key
-    removed = 0  # observations an appending build dropped (their snapshots unusable or re-read)
+    # rows an appending build dropped, per table (their snapshots unusable or read again)
+    removed: dict[str, int] = {}
     con.execute("BEGIN TRANSACTION")
     try:
         # staging.derived_snapshots: what the loaded observations were derived from
@@ -337,8 +335,7 @@ def build_core(
                     f"DELETE FROM core.{name} "
                     "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
                 ).fetchall()
-                if name == "observations":
-                    removed = gone[0][0] + again[0][0]
+                removed[name] = gone[0][0] + again[0][0]
         else:
             con.execute(
                 "CREATE OR REPLACE TABLE staging.observation_scope AS "
@@ -377,8 +374,13 @@ def build_core(
         )
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
-        only_added = append and removed == 0
+        only_added = append and not removed.get("observations")
         refresh_current(con, "staging.observation_scope" if only_added else None)
+        refresh_partitions(
+            con,
+            "staging.observation_scope" if append else None,
+            {name for name, rows in removed.items() if rows},
+        )
         counts = {
             name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
             for name in CORE_TABLES

@@ -17,13 +17,13 @@ from pipeline.normalise.reviewed import unregistered_sources
 from pipeline.raw.freshness import confirmations
 from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import read_outcomes
-from pipeline.schema.core import CORE_TABLES, CoreTable, unique_key
+from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT, CoreTable, unique_key
 from pipeline.support.limits import MESSAGE_ITEMS, METADATA_ITEMS
 from pipeline.support.progress import report, warn
 from pipeline.support.text import shorten
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
-from pipeline.warehouse.core import PER_SNAPSHOT, build_core
+from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
 from pipeline.warehouse.validate import validate_by_snapshot
 

@@ -1,0 +1,88 @@
+"""The per-day row counts and content hashes of the tables that grow with the history are kept
+by each build (a release used to hash every row of the history to find the days that changed):
+always equal to the same figures computed from the rows, computed again only for the days a
+build's new snapshots touch, and afresh when a build removed rows."""
+
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+from test_build import AA_PAGE, add_page, copy_of
+
+from pipeline.dagster.runner import execute
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.warehouse.partitions import PARTITIONED, PRINTS, partition_days
+
+
+def kept(settings) -> dict[str, dict]:
+    with duckdb.connect(str(settings.database), read_only=True) as con:
+        return {table: partition_days(con, table) for table in PARTITIONED}
+
+
+def from_rows(settings) -> dict[str, dict]:
+    """The same figures computed here from the rows (independently of the module's SQL)."""
+    with duckdb.connect(str(settings.database), read_only=True) as con:
+        return {
+            table: {
+                day: [rows, int(content)]
+                for day, rows, content in con.execute(
+                    "SELECT strftime(timezone('UTC', observed_at), '%Y-%m-%d') AS d, count(*), "
+                    f"sum(hash(t)) FROM core.{table} AS t GROUP BY d ORDER BY d"
+                ).fetchall()
+            }
+            for table in PARTITIONED
+        }
+
+
+def mark_a_day(settings, table: str) -> str:
+    """Overwrite the kept hash of a table's oldest day: it stays only if no build computes
+    that day again."""
+    with duckdb.connect(str(settings.database)) as con:
+        day = con.execute(
+            f"SELECT min(day) FROM {PRINTS} WHERE table_name = ?", [table]
+        ).fetchone()[0]
+        con.execute(
+            f"UPDATE {PRINTS} SET content = 42 WHERE table_name = ? AND day = ?", [table, day]
+        )
+    return day
+
+
+def test_a_build_keeps_the_figures_of_its_rows(built):
+    figures = kept(built)
+    assert figures == from_rows(built)
+    assert figures["observations"] and figures["catalogue_offers"]
+
+
+def test_one_more_page_computes_only_the_days_it_touches(built, tmp_path):
+    settings = copy_of(built, tmp_path)
+    day = mark_a_day(settings, "observations")
+    assert day < "2026-11-29"
+    add_page(
+        settings,
+        "aa-kimi-k2-6",
+        AA_PAGE.format(label="Cerebras", speed="990"),
+        datetime(2026, 11, 29, 6, tzinfo=UTC),
+    )
+    assert execute(settings).success
+    figures, truth = kept(settings), from_rows(settings)
+    assert figures["observations"][day][1] == 42  # not computed again
+    figures["observations"][day] = truth["observations"][day]
+    assert figures == truth  # the new page's day included
+
+
+@pytest.mark.parametrize("table", ["observations", "catalogue_offers"])
+def test_a_build_that_removes_rows_computes_the_table_afresh(built, tmp_path, table):
+    """A withdrawn snapshot's rows leave its table: every day of it is computed again. (A
+    catalogue snapshot has offers but no observations; withdrawing it also changes the labels
+    there are, so that build derives everything again.)"""
+    settings = copy_of(built, tmp_path)
+    mark_a_day(settings, table)
+    source = {"observations": "aa-kimi-k2-6", "catalogue_offers": "models-dev"}[table]
+    store = SnapshotStore(settings.raw_dir)
+    newest = max(store.list(source), key=lambda meta: meta.retrieved_at)
+    store.withdraw(newest, "test", datetime(2026, 11, 30, tzinfo=UTC))
+    before = from_rows(built)[table]
+    assert execute(settings).success
+    figures, truth = kept(settings), from_rows(settings)
+    assert figures == truth
+    assert truth[table] != before
