@@ -53,17 +53,21 @@ def refresh_partitions(
     fresh = not _exists(con)
     con.execute(_CREATE)
     for table, column in PARTITIONED.items():
-        if fresh or added is None or table in removed_from:
+        days = (
+            None
+            if fresh or added is None or table in removed_from
+            else [
+                row[0]
+                for row in con.execute(
+                    f"SELECT DISTINCT {utc_day(column)} FROM core.{table} "
+                    f"SEMI JOIN {added} USING (snapshot_id)"
+                ).fetchall()
+            ]
+        )
+        if days is None or None in days:  # a row without a time has no day: the check says so
             con.execute(f"DELETE FROM {PRINTS} WHERE table_name = ?", [table])
             con.execute(f"INSERT INTO {PRINTS} SELECT ?, * FROM ({_prints_sql(table)})", [table])
             continue
-        days = [
-            row[0]
-            for row in con.execute(
-                f"SELECT DISTINCT {utc_day(column)} FROM core.{table} "
-                f"SEMI JOIN {added} USING (snapshot_id)"
-            ).fetchall()
-        ]
         if not days:
             continue
         # a range of the column, not the days' text, so the scan skips the other days' row
