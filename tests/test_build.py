@@ -42,6 +42,14 @@ def add_page(settings: Settings, source_id: str, html: str, when: datetime) -> N
     )
 
 
+PAGE_TIME = datetime(2026, 11, 29, 6, tzinfo=UTC)
+
+
+def add_kimi_page(settings: Settings, when: datetime = PAGE_TIME) -> None:
+    """One more Artificial Analysis page (Kimi K2.6, one Cerebras endpoint at 990 tokens/s)."""
+    add_page(settings, "aa-kimi-k2-6", AA_PAGE.format(label="Cerebras", speed="990"), when)
+
+
 AA_PAGE = """<html><head><title>Kimi K2.6: API Provider Benchmarking &amp; Analysis</title></head>
 <body><h1>Kimi K2.6 API Provider Benchmarking &amp; Analysis</h1><table>
 <thead><tr><th>API Provider</th><th>Output Speed (tokens/s)</th><th>Latency (TTFT)</th>
@@ -82,12 +90,7 @@ def test_a_schema_failure_stops_the_release(built, tmp_path, monkeypatch):
 
     settings = copy_of(built, tmp_path)
     before = release_bytes(settings)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
+    add_kimi_page(settings)
     original = exports.build_catalog
 
     def broken(inputs, info):
@@ -130,12 +133,7 @@ def test_a_repeated_observation_key_stops_the_release(built, tmp_path, monkeypat
     if history == "from scratch":
         settings.database.unlink()
     before = release_bytes(settings)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
+    add_kimi_page(settings)
     original = core_assets.build_core
 
     def repeating(con, **kwargs):

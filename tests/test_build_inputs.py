@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 from conftest import UP_TO_CORE, failures, materialize, progress_lines
-from test_build import AA_PAGE, add_page, copy_of, release_bytes
+from test_build import AA_PAGE, add_kimi_page, add_page, copy_of, release_bytes
 
 from pipeline.dagster.fingerprint import build_fingerprint
 from pipeline.dagster.runner import execute
@@ -46,12 +46,7 @@ def _swap_parser(monkeypatch: pytest.MonkeyPatch, version: str, parse) -> None:
 def test_one_new_snapshot_derives_only_its_own_observations(built, tmp_path):
     settings = copy_of(built, tmp_path)
     before = _query(settings, "SELECT count(*) FROM core.observations")[0][0]
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 30, 8, tzinfo=UTC),
-    )
+    add_kimi_page(settings, datetime(2026, 11, 30, 8, tzinfo=UTC))
     with progress_lines() as lines:
         result = materialize(settings, UP_TO_CORE)
     assert result.success, failures(result)
@@ -113,12 +108,7 @@ def test_bytes_changed_in_place_are_noticed_and_the_snapshot_is_left_out(built, 
 
 def test_a_damaged_snapshot_does_not_date_the_build(built, tmp_path):
     settings = copy_of(built, tmp_path)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 30, 8, tzinfo=UTC),
-    )
+    add_kimi_page(settings, datetime(2026, 11, 30, 8, tzinfo=UTC))
     newest = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1]
     path = SnapshotStore(settings.raw_dir).path_of(newest)
     path.write_bytes(path.read_bytes().replace(b"990", b"999"))

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
-from test_build import AA_PAGE, add_page, copy_of
+from test_build import add_kimi_page, copy_of
 
 from pipeline.dagster.runner import execute
 from pipeline.support.settings import Settings
@@ -91,12 +91,7 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
 
 def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(built, tmp_path):
     settings = copy_of(built, tmp_path)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
+    add_kimi_page(settings)
     outcome = execute(settings)
     assert outcome.success, outcome.failures
     with connect(settings.database, read_only=True) as con:

@@ -2,12 +2,11 @@
 table (the current figures) is computed by every build. On a built warehouse."""
 
 import shutil
-from datetime import UTC, datetime
 
 import dagster as dg
 import duckdb
 import pytest
-from test_build import AA_PAGE, add_page, copy_of
+from test_build import add_kimi_page, copy_of
 
 import pipeline.warehouse.marts as marts
 from pipeline.dagster.runner import dagster_instance, execute
@@ -112,12 +111,7 @@ def test_every_mart_file_is_a_definition_but_the_table():
 def test_a_second_build_keeps_the_views_and_computes_the_table(built, tmp_path):
     """Through a whole build: one more page, and the mart step applies the table file alone."""
     settings = copy_of(built, tmp_path)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
+    add_kimi_page(settings)
     assert execute(settings).success
     with dagster_instance(settings) as instance:
         event = instance.get_latest_materialization_event(dg.AssetKey("mart_views"))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import duckdb
 import pytest
-from test_build import AA_PAGE, add_page, copy_of
+from test_build import add_kimi_page, copy_of
 
 from pipeline.dagster.runner import execute
 from pipeline.raw.snapshots import SnapshotStore
@@ -57,12 +57,7 @@ def test_one_more_page_computes_only_the_days_it_touches(built, tmp_path):
     settings = copy_of(built, tmp_path)
     day = mark_a_day(settings, "observations")
     assert day < "2026-11-29"
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Cerebras", speed="990"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
+    add_kimi_page(settings)
     assert execute(settings).success
     figures, truth = kept(settings), from_rows(settings)
     assert figures["observations"][day][1] == 42  # not computed again
