@@ -4,6 +4,7 @@ figure the README quotes. No timing is asserted here (tests stay fast and the ma
 import json
 
 import duckdb
+import pytest
 
 REQUIRED = {
     "pages",
@@ -107,3 +108,28 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
         ).fetchone()
     assert (snapshots, statistics) == (5, 4)
     assert "one more poll" in result.out and "read_json floor" in result.out
+    # then two more rounds on the kept corpus (python -m pipeline.bench.repeat_polls)
+    from pipeline.bench.repeat_polls import main as repeat_polls
+
+    repeated = tmp_path / "repeat.json"
+    assert repeat_polls(
+        [str(workdir), "--models", "5", "--days", "1", "--polls-per-day", "4", "--rounds", "2",
+         "--json", str(repeated)]
+    ) == 0  # fmt: skip
+    rounds = json.loads(repeated.read_text())
+    assert rounds["polls_before"] == 5 and len(rounds["poll_build_s"]) == 2
+    assert all(noop["skipped"] for noop in rounds["noops"])
+    assert len(store.list(SOURCE)) == 7
+    with duckdb.connect(str(workdir / "corpus" / "speedbook.duckdb"), read_only=True) as con:
+        snapshots = con.execute(
+            "SELECT count(DISTINCT snapshot_id) FROM core.observations WHERE source_id = ?",
+            [SOURCE],
+        ).fetchone()[0]
+    assert snapshots == 7
+
+
+def test_repeat_polls_refuses_a_folder_without_a_built_corpus(tmp_path):
+    from pipeline.bench.repeat_polls import main as repeat_polls
+
+    with pytest.raises(SystemExit, match="no built warehouse"):
+        repeat_polls([str(tmp_path)])
