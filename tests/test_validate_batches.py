@@ -1,11 +1,11 @@
-"""Core validation in bounded memory: batches of snapshots bounded by rows as well (2,000
-half-hourly polls are 36 million rows; a batch of them took 10 GB)."""
+"""Core validation in bounded memory: one scan of the rows, a chunk of them at a time (a query per
+run of snapshots read the whole table once per run: hours at 90 days of polls)."""
 
 import duckdb
 import pandera.pandas as pa
 import pytest
 
-from pipeline.warehouse.validate import batches, validate_by_snapshot
+from pipeline.warehouse.validate import validate_by_snapshot
 
 
 class Figure(pa.DataFrameModel):
@@ -17,35 +17,47 @@ class Figure(pa.DataFrameModel):
 def con():
     with duckdb.connect() as con:
         con.execute("CREATE TABLE t (snapshot_id VARCHAR, value DOUBLE)")
-        # s0..s9 with 10 rows each, one large snapshot of 100 rows, and one without rows
+        # s0..s9 with 1,000 rows each, one large snapshot of 10,000 rows
         con.execute(
-            "INSERT INTO t SELECT 's' || (i // 10), i FROM range(100) AS r(i) "
-            "UNION ALL SELECT 'big', i FROM range(100) AS r(i)"
+            "INSERT INTO t SELECT 's' || (i // 1000), i FROM range(10000) AS r(i) "
+            "UNION ALL SELECT 'big', i FROM range(10000) AS r(i)"
         )
         yield con
 
 
-def test_batches_are_bounded_by_rows_and_snapshots_in_order(con):
-    ids = [f"s{n}" for n in range(10)] + ["big", "empty"]
-    runs = batches(con, "t", ids, batch=4, max_rows=25)
-    assert [r for run in runs for r in run] == ids
-    assert runs[:5] == [["s0", "s1"], ["s2", "s3"], ["s4", "s5"], ["s6", "s7"], ["s8", "s9"]]
-    assert runs[5:] == [["big"], ["empty"]]  # too large alone: a batch of its own
-    assert batches(con, "t", ids, batch=4, max_rows=10_000)[0] == ["s0", "s1", "s2", "s3"]
-    assert batches(con, "t", [], batch=4) == []
+def test_only_the_snapshots_asked_for_are_checked(con):
+    assert validate_by_snapshot(con, Figure, "t", ["s1", "s2"]) == (2000, None)
+    assert validate_by_snapshot(con, Figure, "t", []) == (0, None)
+    assert validate_by_snapshot(con, Figure, "t", ["nothing"]) == (0, None)
 
 
-def test_a_bad_row_in_a_later_batch_is_found_and_named(con):
-    con.execute("UPDATE t SET value = -1 WHERE snapshot_id = 's8' AND value = 85")
+def test_a_bad_row_in_a_later_chunk_is_found_and_named(con, monkeypatch):
+    import pipeline.warehouse.validate as validate
+
+    seen: list[int] = []
+    model_validate = Figure.validate
+    monkeypatch.setattr(
+        Figure, "validate", lambda rows, **kw: (seen.append(len(rows)), model_validate(rows, **kw))
+    )
+    con.execute("UPDATE t SET value = -1 WHERE snapshot_id = 's8' AND value = 8500")
     ids = [f"s{n}" for n in range(10)] + ["big"]
-    checked, failures = validate_by_snapshot(con, Figure, "t", ids, batch=3)
-    assert checked == 200
+    checked, failures = validate.validate_by_snapshot(con, Figure, "t", ids, batch_rows=4096)
+    assert checked == 20_000
+    assert max(seen) <= 4096 and len(seen) >= 5  # chunks, never the whole table at once
     assert failures is not None and list(failures["snapshot_id"]) == ["s8"]
+    assert list(failures["failure_case"]) == [-1.0]
 
 
-def test_every_per_snapshot_table_declares_a_key_the_batches_check():
-    """Keys of tables derived per snapshot are checked a batch of whole snapshots at a time,
-    so each model must declare one (the offers' keys name their snapshot)."""
+def test_the_failures_stop_at_the_limit(con):
+    con.execute("UPDATE t SET value = -1 WHERE snapshot_id = 'big'")
+    checked, failures = validate_by_snapshot(con, Figure, "t", ["big"], batch_rows=2048, limit=5)
+    assert failures is not None and len(failures) >= 5
+    assert checked < 10_000  # stopped reading once it had enough
+
+
+def test_every_per_snapshot_table_declares_a_key():
+    """The key of a table derived per snapshot is checked over the rows a build appended, so
+    each model declares one that names or hashes its snapshot."""
     from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT, unique_key
 
     keys = {name: unique_key(CORE_TABLES[name]) for name in PER_SNAPSHOT}
@@ -55,28 +67,3 @@ def test_every_per_snapshot_table_declares_a_key_the_batches_check():
         "endpoint_offers": ("snapshot_id", "catalogue_model_id", "endpoint_tag"),
         "catalogue_offers": ("snapshot_id", "catalogue_provider_id", "catalogue_model_id"),
     }
-
-
-def test_a_repeated_key_within_a_batch_is_a_failure_of_its_snapshot():
-    class Keyed(pa.DataFrameModel):
-        snapshot_id: str
-        tag: str
-
-        class Config:
-            unique = ["snapshot_id", "tag"]  # noqa: RUF012 (Pandera reads a list)
-
-    with duckdb.connect() as con:
-        con.execute(
-            "CREATE TABLE k AS SELECT 's' || (i // 4) AS snapshot_id, 't' || (i % 4) AS tag "
-            "FROM range(40) AS r(i)"
-        )
-        checked, failures = validate_by_snapshot(
-            con, Keyed, "k", [f"s{n}" for n in range(10)], batch=3
-        )
-        assert checked == 40 and failures is None
-        con.execute("INSERT INTO k VALUES ('s7', 't2')")
-        checked, failures = validate_by_snapshot(
-            con, Keyed, "k", [f"s{n}" for n in range(10)], batch=3
-        )
-    assert checked == 41
-    assert failures is not None and set(failures["snapshot_id"]) == {"s7"}
