@@ -21,6 +21,12 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     return con
 
 
+def table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
+    """Whether `schema.table` is a table of this database."""
+    schema, table = qualified.split(".")
+    return table in {name for name, _comment in catalog_objects(con, schema, "table")}
+
+
 def catalog_objects(
     con: duckdb.DuckDBPyConnection, schema: str, kind: str
 ) -> list[tuple[str, str]]:

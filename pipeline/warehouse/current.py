@@ -14,7 +14,7 @@ from __future__ import annotations
 import duckdb
 
 from pipeline.warehouse.comments import inherit_comments
-from pipeline.warehouse.connection import catalog_objects
+from pipeline.warehouse.connection import table_exists
 
 CURRENT = "core.current_observations"
 COMMENT = (
@@ -27,7 +27,7 @@ COMMENT = (
 def ensure_current(con: duckdb.DuckDBPyConnection) -> None:
     """Create CURRENT when the warehouse has none (a new one, or one of a build before it
     existed): computed afresh, so that a build that then only appends merges into the truth."""
-    if not _exists(con):
+    if not table_exists(con, CURRENT):
         _compute_afresh(con)
 
 
@@ -47,7 +47,7 @@ def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
     names a relation of the snapshot ids whose observations were only added since CURRENT was
     last brought up to date; None when anything else changed (CURRENT is computed afresh). Runs
     inside the caller's transaction, after core.build_state is written."""
-    if added is None or not _exists(con):
+    if added is None or not table_exists(con, CURRENT):
         _compute_afresh(con)
         rows = con.execute("SELECT count(*) FROM core.observations").fetchall()
     else:
@@ -63,8 +63,3 @@ def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
         con.execute("DROP VIEW current_candidates")
         _describe(con)
     return int(rows[0][0])
-
-
-def _exists(con: duckdb.DuckDBPyConnection) -> bool:
-    schema, table = CURRENT.split(".")
-    return table in {name for name, _comment in catalog_objects(con, schema, "table")}

@@ -10,6 +10,7 @@ import duckdb
 
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.comments import inherit_comments
+from pipeline.warehouse.connection import table_exists
 
 # Relations that pass another's columns through unchanged, in dependency order. A column without
 # a comment of its own takes the comment of the same column upstream, so the descriptions of
@@ -132,11 +133,7 @@ def _definition(con: duckdb.DuckDBPyConnection, files: list[pathlib.Path]) -> st
 
 
 def _stored_definition(con: duckdb.DuckDBPyConnection) -> str | None:
-    exists = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'staging' "
-        "AND table_name = 'mart_definition' AND database_name = current_database()"
-    ).fetchone()
-    if not exists or not exists[0]:
+    if not table_exists(con, DEFINITION):
         return None
     row = con.execute(f"SELECT digest FROM {DEFINITION}").fetchone()
     return row[0] if row else None

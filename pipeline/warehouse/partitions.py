@@ -18,7 +18,7 @@ from collections.abc import Collection
 import duckdb
 
 from pipeline.schema.core import PER_SNAPSHOT
-from pipeline.warehouse.connection import catalog_objects
+from pipeline.warehouse.connection import table_exists
 
 # the tables that grow with the history, and the column they are partitioned on
 PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
@@ -50,7 +50,7 @@ def refresh_partitions(
     ids whose rows were added since PRINTS was last brought up to date (None: anything may have
     changed); `removed_from` the tables that lost rows since. Runs inside the caller's
     transaction, after the core tables are loaded."""
-    fresh = not _exists(con)
+    fresh = not table_exists(con, PRINTS)
     con.execute(_CREATE)
     for table, column in PARTITIONED.items():
         days = (
@@ -92,15 +92,10 @@ def partition_days(con: duckdb.DuckDBPyConnection, table: str) -> dict[str | Non
     computed from its rows in a warehouse without them (one made by hand)."""
     sql = (
         f"SELECT day, row_count, content FROM {PRINTS} WHERE table_name = '{table}'"
-        if _exists(con)
+        if table_exists(con, PRINTS)
         else _prints_sql(table)
     )
     return {
         day: [int(rows), int(content)]
         for day, rows, content in con.execute(f"{sql} ORDER BY day").fetchall()
     }
-
-
-def _exists(con: duckdb.DuckDBPyConnection) -> bool:
-    schema, table = PRINTS.split(".")
-    return table in {name for name, _comment in catalog_objects(con, schema, "table")}
