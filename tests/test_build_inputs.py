@@ -203,3 +203,23 @@ def test_the_fingerprint_reads_each_reviewed_file_once():
         assert hashed == [], f"{path.name} is hashed as code too"
         assert f"metadata:{path.name}:{digest}" in lines
     assert any(line.startswith("code:dagster/fingerprint.py:") for line in lines)
+
+
+def test_the_core_checks_run_on_a_checkpointed_load(built, tmp_path, monkeypatch):
+    """The load is checkpointed before its checks: until then DuckDB keeps the loaded blocks in
+    memory it cannot evict, and at 78 million observations the key check ran out of it."""
+    from pipeline.dagster.assets import core as core_assets
+
+    settings = copy_of(built, tmp_path)
+    add_kimi_page(settings, datetime(2026, 11, 30, 8, tzinfo=UTC))
+    logs: list[str] = []
+    validate = core_assets._validate_table
+
+    def recording(con, name, model, appended):
+        logs.append(con.execute("SELECT wal_size FROM pragma_database_size()").fetchone()[0])
+        return validate(con, name, model, appended)
+
+    monkeypatch.setattr(core_assets, "_validate_table", recording)
+    result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
+    assert logs and set(logs) == {"0 bytes"}, logs
