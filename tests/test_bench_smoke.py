@@ -18,6 +18,7 @@ REQUIRED = {
     "latest_query_s",
 }
 STAGES = {"inventory", "extract", "validate", "normalise", "load", "sql", "export"}
+SWAP = {"warehouse_copy", "warehouse_commit"}  # the working copy's two steps, beside the run
 
 
 def test_bench_runs_at_a_small_size(cli, tmp_path):
@@ -85,7 +86,10 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
     figures = json.loads(output.read_text())
     assert set(figures) >= POLL_FIELDS and figures["scenario"] == "openrouter"
     assert figures["statuses"] == [0, 0, 0] and figures["noop_skipped"] is True
-    assert figures["stages_full_s"].keys() >= STAGES and figures["stages_poll_s"]
+    assert figures["stages_full_s"].keys() >= STAGES | SWAP
+    assert (
+        figures["stages_poll_s"].keys() >= SWAP and figures["stages_poll_s"]["warehouse_commit"] > 0
+    )
     assert figures["floor_read_json_s"] > 0 and figures["floor_read_json_rows"] == 4 * 5
     assert (figures["polls"], figures["responses"]) == (4, 20)
     # the build read every poll: one observation per percentile figure generated

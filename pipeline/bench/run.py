@@ -74,6 +74,16 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
+def _stages(report: dict[str, Any]) -> dict[str, float]:
+    """The run's stages, and the two steps around it that follow the warehouse's size, not what
+    is new: copying the warehouse into the run's working copy, and committing that copy
+    (checkpoint, fsync, rename; pipeline/warehouse/swap.py)."""
+    return dict(report.get("stages", {})) | {
+        "warehouse_copy": report.get("warehouse_copy_seconds", 0.0),
+        "warehouse_commit": report.get("warehouse_commit_seconds", 0.0),
+    }
+
+
 def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
     env = dict(os.environ) | {
         "SPEEDBOOK_REGISTRY": str(corpus.registry),
@@ -111,7 +121,7 @@ def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
         wall_s=round(wall, 2),
         status=process.returncode,
         peak_rss_mib=round(peak / 1024, 1),
-        stages=dict(report.get("stages", {})) if reported and not skipped else {},
+        stages=_stages(report) if reported and not skipped else {},
         skipped=skipped,
         output=output,
         reported=reported,
