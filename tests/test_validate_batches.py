@@ -5,7 +5,7 @@ import duckdb
 import pandera.pandas as pa
 import pytest
 
-from pipeline.warehouse.validate import validate_by_snapshot
+from pipeline.warehouse.validate import duplicate_keys, validate_by_snapshot
 
 
 class Figure(pa.DataFrameModel):
@@ -67,3 +67,26 @@ def test_every_per_snapshot_table_declares_a_key():
         "endpoint_offers": ("snapshot_id", "catalogue_model_id", "endpoint_tag"),
         "catalogue_offers": ("snapshot_id", "catalogue_provider_id", "catalogue_model_id"),
     }
+
+
+# the fixture's values 0..9,999 are each in one of s0..s9 and again in `big`
+
+
+@pytest.mark.parametrize("pass_rows", [1_000_000, 1_000, 7])
+def test_repeated_keys_are_counted_whatever_the_number_of_passes(con, pass_rows):
+    assert duplicate_keys(con, "t", ["value"], pass_rows=pass_rows) == 10_000
+    assert duplicate_keys(con, "t", ["snapshot_id", "value"], pass_rows=pass_rows) == 0
+
+
+def test_repeated_keys_are_counted_among_the_snapshots_asked_for(con):
+    assert duplicate_keys(con, "t", ["value"], ["s1", "s2"]) == 0
+    assert duplicate_keys(con, "t", ["value"], ["s1", "big"], pass_rows=300) == 1_000
+    assert duplicate_keys(con, "t", ["value"], []) == 0
+    assert duplicate_keys(con, "t", ["value"], ["nothing"]) == 0
+
+
+def test_a_key_repeated_within_one_pass_and_a_null_key_are_counted_once_each(con):
+    con.execute("INSERT INTO t VALUES ('s1', 20000), ('s1', 20000), ('s1', 20000)")
+    con.execute("INSERT INTO t VALUES ('s1', NULL), ('s2', NULL)")
+    assert duplicate_keys(con, "t", ["snapshot_id", "value"], pass_rows=50) == 1
+    assert duplicate_keys(con, "t", ["value"], ["s1", "s2"]) == 2  # 20000, and NULL

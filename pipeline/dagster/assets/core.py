@@ -25,7 +25,7 @@ from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.validate import validate_by_snapshot
+from pipeline.warehouse.validate import duplicate_keys, validate_by_snapshot
 
 UNRESOLVED = dg.AssetKey("staging_unresolved_names")
 MART = dg.AssetKey("mart_views")
@@ -159,9 +159,9 @@ WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'h
 # then (and their metadata never changes), so a build validates the rows of the snapshots it
 # appended. Their key (the model's, `unique_key`) is checked in SQL: over the rows it appended
 # when the table is derived per snapshot (every such key is or hashes its snapshot id, sql/core/,
-# so rows of two snapshots never share one), over the whole table otherwise. A grouped count,
-# which DuckDB spills to disk: a distinct count over the 78 million observations of a quarter of
-# half-hourly polls ran out of its memory.
+# so rows of two snapshots never share one), over the whole table otherwise, in passes of bounded
+# memory (`duplicate_keys`): one grouped count over the 78 million observations of a quarter of
+# half-hourly polls ran out of DuckDB's memory.
 GROWING = (*PER_SNAPSHOT, "snapshots", "extractions")
 
 
@@ -191,20 +191,15 @@ def _validate_table(
     the snapshots this build appended, a chunk of rows at a time; see GROWING)."""
     key = core_asset_key(name)
     if name in GROWING:
-        columns = ", ".join(unique_key(model))
-        within = appended is not None and name in PER_SNAPSHOT
-        duplicates = con.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM core.{name} "
-            + ("WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[])) " if within else "")
-            + f"GROUP BY {columns} HAVING count(*) > 1)",
-            [appended] if within else [],
-        ).fetchone()[0]
+        columns = unique_key(model)
+        within = appended if appended is not None and name in PER_SNAPSHOT else None
+        duplicates = duplicate_keys(con, f"core.{name}", columns, within)
         if duplicates:
             return dg.AssetCheckResult(
                 asset_key=key,
                 check_name="matches_schema",
                 passed=False,
-                metadata={"duplicate_keys": duplicates, "key": columns},
+                metadata={"duplicate_keys": duplicates, "key": ", ".join(columns)},
             )
         scope = _check_scope(con, name, appended)
         checked, failures = validate_by_snapshot(con, model, f"core.{name}", scope)
@@ -247,31 +242,31 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
     reviewed = speedbook.reviewed()
     for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
         warn(f"reviewed files: {problem}")
-    with connect(speedbook.database) as con:
-        with clock.stage("load"):
-            loaded = build_core(
-                con,
-                sources=sources,
-                snapshots=everything.snapshots,
-                in_scope=_ids(inventory),
-                confirmed=confirmed,
-                resolver=speedbook.resolver(),
-                labels=labels,
-                claims=reviewed.claims,
-                platforms=reviewed.platforms,
-                as_of=speedbook.as_of_time,
-                data_date=inventory.data_date,
-                outcomes=[record for records in logs.values() for record in records],
-            )
-        derived = "all" if loaded.appended is None else len(loaded.appended)
-        report(f"core: observations derived for {derived} snapshot(s)")
-        with clock.stage("validate"):
-            checks = [
-                _validate_table(con, name, model, loaded.appended)
-                for name, model in CORE_TABLES.items()
-            ]
-            every = loaded.appended is None
-            untraceable = con.execute(TRACEABILITY, [every, loaded.appended or []]).fetchone()[0]
+    with connect(speedbook.database) as con, clock.stage("load"):
+        loaded = build_core(
+            con,
+            sources=sources,
+            snapshots=everything.snapshots,
+            in_scope=_ids(inventory),
+            confirmed=confirmed,
+            resolver=speedbook.resolver(),
+            labels=labels,
+            claims=reviewed.claims,
+            platforms=reviewed.platforms,
+            as_of=speedbook.as_of_time,
+            data_date=inventory.data_date,
+            outcomes=[record for records in logs.values() for record in records],
+        )
+    derived = "all" if loaded.appended is None else len(loaded.appended)
+    report(f"core: observations derived for {derived} snapshot(s)")
+    # the checks on a connection of their own: what DuckDB kept of the load is released with it
+    with connect(speedbook.database) as con, clock.stage("validate"):
+        checks = [
+            _validate_table(con, name, model, loaded.appended)
+            for name, model in CORE_TABLES.items()
+        ]
+        every = loaded.appended is None
+        untraceable = con.execute(TRACEABILITY, [every, loaded.appended or []]).fetchone()[0]
     for name, count in loaded.counts.items():
         metadata: dict[str, object] = {"rows": count}
         if name == "observations":
