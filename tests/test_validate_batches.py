@@ -90,3 +90,9 @@ def test_a_key_repeated_within_one_pass_and_a_null_key_are_counted_once_each(con
     con.execute("INSERT INTO t VALUES ('s1', NULL), ('s2', NULL)")
     assert duplicate_keys(con, "t", ["snapshot_id", "value"], pass_rows=50) == 1
     assert duplicate_keys(con, "t", ["value"], ["s1", "s2"]) == 2  # 20000, and NULL
+
+
+def test_a_table_whose_every_key_repeats_is_counted_in_sql(con):
+    con.execute("INSERT INTO t SELECT * FROM t")  # a load appended twice
+    assert duplicate_keys(con, "t", ["snapshot_id", "value"], pass_rows=3_000) == 20_000
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone() == (0,)

@@ -3,8 +3,8 @@ one scan, a chunk of at most BATCH_ROWS rows at a time, so a year of history nev
 memory at once. One query per run of snapshots read the whole table once per run: at 90 days of
 half-hourly polls (78 million observations, about 350 runs) the core checks had not finished
 after an hour. A model's uniqueness checks see one chunk at a time; a table's key is checked in
-SQL (`duplicate_keys`), and staged rows were validated whole, one
-snapshot at a time, when they were parsed."""
+SQL (`duplicate_keys`), and staged rows were validated whole, one snapshot at a time, when they
+were parsed."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import pandera.pandas as pa
 
 BATCH_ROWS = 250_000  # the 500,000-row batches were the peak of a day of polls
 _VECTOR = 2_048  # rows per DuckDB vector: fetch_df_chunk counts in vectors
-# Keys counted per pass of `duplicate_keys`: a grouped count of 78 million keys in one pass ran out
-# of DuckDB's 1 GB at 90 days of polls (twice: on the keys themselves, after a distinct count had).
+# Keys counted per pass of `duplicate_keys`: at 90 days of polls, one grouped count (and before it
+# one distinct count) of the 78 million observation ids ran out of DuckDB's 1 GB.
 KEY_PASS_ROWS = 5_000_000
 
 
@@ -75,29 +75,30 @@ def duplicate_keys(
     these snapshots). Counted on the key's 64-bit hash, in as many passes as it takes to keep each
     to about `pass_rows` rows (a pass takes one range of hash values), so the grouped count's
     memory stays bounded whatever the table's size; a hash counted twice is then counted again
-    on the key itself, since two keys can share a hash."""
+    on the key itself, since two keys can share a hash. The hashes counted twice stay in a
+    temporary table, not in Python: a load appended twice repeats every key."""
     key = ", ".join(columns)
     scope = "snapshot_id IN (SELECT unnest(?::VARCHAR[]))" if snapshot_ids is not None else "true"
     scoped = [list(snapshot_ids)] if snapshot_ids is not None else []
     rows = con.execute(f"SELECT count(*) FROM {table} WHERE {scope}", scoped).fetchone()
     passes = max(1, math.ceil((rows[0] if rows else 0) / pass_rows))
-    shared: list[int] = []
-    for number in range(passes):
-        shared += [
-            found
-            for (found,) in con.execute(
-                f"SELECT hash({key}) AS h FROM {table} "
+    con.execute("CREATE OR REPLACE TEMP TABLE shared_key_hashes (h UBIGINT)")
+    try:
+        for number in range(passes):
+            con.execute(
+                f"INSERT INTO shared_key_hashes SELECT hash({key}) AS h FROM {table} "
                 f"WHERE {scope} AND hash({key}) % {passes} = {number} "
                 "GROUP BY h HAVING count(*) > 1",
                 scoped,
-            ).fetchall()
-        ]
-    if not shared:
-        return 0
-    repeated = con.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {table} "
-        f"WHERE {scope} AND hash({key}) IN (SELECT unnest(?::UBIGINT[])) "
-        f"GROUP BY {key} HAVING count(*) > 1)",
-        [*scoped, shared],
-    ).fetchone()
-    return repeated[0] if repeated else 0
+            )
+        if not con.execute("SELECT count(*) FROM shared_key_hashes").fetchone()[0]:  # type: ignore[index]
+            return 0
+        repeated = con.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} "
+            f"WHERE {scope} AND hash({key}) IN (SELECT h FROM shared_key_hashes) "
+            f"GROUP BY {key} HAVING count(*) > 1)",
+            scoped,
+        ).fetchone()
+        return repeated[0] if repeated else 0
+    finally:
+        con.execute("DROP TABLE IF EXISTS shared_key_hashes")
