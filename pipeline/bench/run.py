@@ -77,10 +77,13 @@ def _tree_rss_kib(root_pid: int) -> int:
 def _stages(report: dict[str, Any]) -> dict[str, float]:
     """The run's stages, and the two steps around it that follow the warehouse's size, not what
     is new: copying the warehouse into the run's working copy, and committing that copy
-    (checkpoint, fsync, rename; pipeline/warehouse/swap.py)."""
+    (checkpoint, fsync, rename; pipeline/warehouse/swap.py), where the report gives them."""
+    swap = {
+        "warehouse_copy": "warehouse_copy_seconds",
+        "warehouse_commit": "warehouse_commit_seconds",
+    }
     return dict(report.get("stages", {})) | {
-        "warehouse_copy": report.get("warehouse_copy_seconds", 0.0),
-        "warehouse_commit": report.get("warehouse_commit_seconds", 0.0),
+        stage: report[field] for stage, field in swap.items() if field in report
     }
 
 
