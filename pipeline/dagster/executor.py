@@ -84,8 +84,7 @@ class WorkingCopyExecutor(dg.Executor):
                 if every_step_succeeded(events, execution_plan.step_keys_to_execute):
                     working.commit()
                     plan_context.log.info(
-                        f"warehouse committed: {working.target} (copied in "
-                        f"{working.copy_seconds} s, committed in {working.commit_seconds} s)"
+                        f"warehouse committed: {working.target} ({working.summary()})"
                     )
                 else:
                     plan_context.log.info(

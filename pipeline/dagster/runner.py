@@ -117,6 +117,7 @@ class BuildOutcome:
     notes: list[str] = field(default_factory=list)
     not_used: int = 0
     warehouse_copy_seconds: float = 0.0
+    warehouse_copy_written_bytes: int = 0  # under the warehouse's size when a spare was reused
     warehouse_commit_seconds: float = 0.0
 
 
@@ -181,11 +182,9 @@ def execute(
             outcome = _run(settings, as_of, run_id, strict=strict, verbose=verbose)
             if outcome.success:
                 working.commit()
-                report(
-                    f"warehouse committed: {working.target} (copied in {working.copy_seconds} s, "
-                    f"committed in {working.commit_seconds} s)"
-                )
+                report(f"warehouse committed: {working.target} ({working.summary()})")
         outcome.warehouse_copy_seconds = working.copy_seconds
+        outcome.warehouse_copy_written_bytes = working.copy_written_bytes
         outcome.warehouse_commit_seconds = working.commit_seconds
         outcome.wall_seconds = round(time.perf_counter() - started, 3)
         _write_report(
