@@ -101,13 +101,25 @@ def test_a_spare_that_is_not_a_file_is_not_used(tmp_path):
 
 READER = """
 import pathlib, sys, time, duckdb
-path, ready, go = sys.argv[1:4]
+path, ready, go, drop = sys.argv[1:5]
 con = duckdb.connect(path, read_only=True)
 first = con.execute("SELECT count(*), sum(i) FROM t").fetchone()
+if drop == "drop":  # closing any descriptor of a file drops the process's POSIX locks on it
+    open(path, "rb").close()
 pathlib.Path(ready).write_text("ready")
 while not pathlib.Path(go).exists():
     time.sleep(0.05)
 print(first == con.execute("SELECT count(*), sum(i) FROM t").fetchone(), first[0])
+"""
+# Opens the database for writing, or says why it could not.
+WRITER = """
+import sys, duckdb
+try:
+    duckdb.connect(sys.argv[1]).close()
+except duckdb.IOException as error:
+    print("refused", str(error).splitlines()[0])
+else:
+    print("opened")
 """
 
 
@@ -150,29 +162,119 @@ def test_successive_builds_reuse_the_replaced_warehouse(tmp_path):
     assert _count(spare) == 2_000_020
 
 
-def test_a_reader_of_the_replaced_warehouse_keeps_its_file_and_the_build_copies_whole(tmp_path):
-    settings = _settings(tmp_path)
-    _database(settings.database, 1_000_000)
-    _build(settings, "one", 10)
-    ready, go = tmp_path / "ready", tmp_path / "go"
-    reader = subprocess.Popen(
-        [sys.executable, "-c", READER, str(settings.database), str(ready), str(go)],
+def _reader(settings: Settings, tmp_path: Path, drop: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", READER, str(settings.database), *_signals(tmp_path), drop],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _signals(tmp_path: Path) -> tuple[str, str]:
+    return str(tmp_path / "ready"), str(tmp_path / "go")
+
+
+@pytest.mark.parametrize("drop", ["keep", "drop"], ids=["locked", "lock-dropped"])
+def test_a_reader_of_the_replaced_warehouse_keeps_its_file_and_the_build_copies_whole(
+    tmp_path, drop
+):
+    settings = _settings(tmp_path)
+    _database(settings.database, 1_000_000)
+    _build(settings, "one", 10)
+    reader = _reader(settings, tmp_path, drop)
     try:
-        _wait_for(ready, reader)
+        _wait_for(tmp_path / "ready", reader)
+        readers_file = settings.database.stat().st_ino
         _build(settings, "two", 10)  # the reader's file is now the spare
         size = settings.database.stat().st_size
         assert _build(settings, "three", 10) == size  # ...so this build copies whole
-        go.write_text("go")
+        spare = settings.warehouse / SPARE_DATABASE
+        assert readers_file not in {settings.database.stat().st_ino, spare.stat().st_ino}
+        (tmp_path / "go").write_text("go")
         out, err = reader.communicate(timeout=60)
     finally:
         reader.kill()
     assert reader.returncode == 0, err
     assert out.split() == ["True", "1000010"]
     assert _count(settings.database) == 1_000_030
+
+
+def test_a_refused_spare_leaves_the_warehouse_locked_against_writers(tmp_path):
+    """The copy holds the warehouse open read-only so no writer starts midway; refusing the spare
+    must not drop that lock (closing a descriptor of the warehouse would)."""
+    source, spare = tmp_path / "source.duckdb", tmp_path / "spare.duckdb"
+    _database(source, 1_000)
+    _database(spare, 1_000)
+    held = duckdb.connect(str(spare), read_only=True)  # a reader of the spare: refused
+    guard = duckdb.connect(str(source), read_only=True)
+    try:
+        assert refresh(spare, tmp_path / "out", source) is None
+        writer = subprocess.run(
+            [sys.executable, "-c", WRITER, str(source)], capture_output=True, text=True, timeout=60
+        )
+    finally:
+        guard.close()
+        held.close()
+    assert writer.stdout.startswith("refused"), writer.stdout + writer.stderr
+
+
+def test_a_lock_that_cannot_be_tried_means_a_full_copy(tmp_path, monkeypatch):
+    import errno
+
+    from pipeline.warehouse import spare as module
+
+    def refuse(*args: object) -> None:
+        raise OSError(errno.EINVAL, "no locks on this filesystem")
+
+    source, spare = tmp_path / "source", tmp_path / "spare"
+    source.write_bytes(b"a" * 1000)
+    spare.write_bytes(b"a" * 1000)
+    monkeypatch.setattr(module.fcntl, "fcntl", refuse)
+    assert refresh(spare, tmp_path / "out", source) is None
+    assert not spare.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_folder_where_the_spare_goes_neither_fails_a_build_nor_is_used(tmp_path):
+    settings = _settings(tmp_path)
+    _database(settings.database, 1_000)
+    folder = settings.warehouse / SPARE_DATABASE
+    with working_copy(settings, None, "one") as working:
+        folder.mkdir()  # in the way when the build keeps what it replaces
+        (folder / "inside").write_text("x")
+        _append(working.path, 10)
+        working.commit()
+    assert _count(settings.database) == 1_010
+    assert folder.is_dir()  # ...which the next build finds as its spare, and removes
+    size = settings.database.stat().st_size
+    assert _build(settings, "two", 10) == size
+    assert folder.is_file() and _count(settings.database) == 1_020
+
+
+def test_a_warehouse_with_a_write_ahead_log_is_copied_whole_with_it(tmp_path):
+    """A writer of old that died left a log beside the warehouse: the copy takes both, as the
+    plain copy always did, and leaves the spare for a later build."""
+    settings = _settings(tmp_path)
+    _database(settings.database, 100_000)
+    _build(settings, "one", 10)
+    subprocess.run([sys.executable, "-c", DIED_WRITING, str(settings.database)], check=True)
+    wal = settings.database.with_name(settings.database.name + ".wal")
+    assert wal.is_file()
+    size = settings.database.stat().st_size
+    assert _build(settings, "two", 1) == size
+    assert _count(settings.database) == 100_010 + 5 + 1
+    assert (settings.warehouse / SPARE_DATABASE).is_file()
+
+
+# Appends five rows and dies before DuckDB folds its log into the file.
+DIED_WRITING = """
+import os, sys, duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("SET wal_autocheckpoint='1GB'")
+con.execute("PRAGMA disable_checkpoint_on_shutdown")
+con.execute("INSERT INTO t SELECT range, 'died' FROM range(5)")
+os._exit(0)
+"""
 
 
 def test_a_reader_in_this_very_process_also_keeps_its_file(tmp_path):
@@ -182,9 +284,12 @@ def test_a_reader_in_this_very_process_also_keeps_its_file(tmp_path):
     _build(settings, "one", 10)
     reader = duckdb.connect(str(settings.database), read_only=True)
     try:
+        readers_file = settings.database.stat().st_ino
         _build(settings, "two", 10)  # the reader's file is now the spare
         size = settings.database.stat().st_size
         assert _build(settings, "three", 10) == size  # ...so this build copies whole
+        spare = settings.warehouse / SPARE_DATABASE
+        assert readers_file not in {settings.database.stat().st_ino, spare.stat().st_ino}
         assert reader.execute("SELECT count(*), max(i) FROM t").fetchone() == (1_000_010, 999_999)
     finally:
         reader.close()

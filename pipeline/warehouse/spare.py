@@ -7,21 +7,24 @@ the previous warehouse file (hard-linked before the swap), so most of its blocks
 the bytes the warehouse holds. Whatever the spare holds, the result is byte for byte the
 warehouse: every block is compared, so the spare only decides how much must be written.
 
-Two cases make a spare unusable, and then the caller copies in full:
-- a reader still has it open: a connection opened on the warehouse before the last swap reads
-  that very file, and writing into it would change what the reader sees. DuckDB holds a shared
-  `fcntl` lock for as long as a connection is open; an open-file-description write lock that
-  cannot be taken means another process holds one. Within this process the lock says nothing
-  (a process loses its POSIX locks on a file when it closes any descriptor of it, as reading the
-  warehouse to copy it does), so this process's own open files are looked at too;
-- it has another name too (a link count above one: a swap that stopped between the link and
-  the rename leaves the spare as the warehouse itself), or it is not a regular file.
+A spare is refused (deleted: a reader of it keeps its file) and the warehouse copied whole when:
+- somebody may still be reading it: a connection opened on the warehouse before the last swap
+  reads that very file, and writing into it would change what the reader sees. Every process
+  whose open files can be listed (`/proc/<pid>/fd`: this user's) is looked at, since a process
+  can hold the file without a lock (a DuckDB reader that closed another descriptor of it lost
+  its POSIX lock; `cp` never takes one). For other users' processes, DuckDB's shared `fcntl`
+  lock is what there is: an open-file-description write lock that cannot be taken means a
+  reader holds one. A reader of another user without a lock is the one case not seen;
+- it has another name (a link count above one: a swap that stopped between the link and the
+  rename leaves the spare as the warehouse itself), is not a regular file, or any of these
+  checks fails to run (no `/proc`, a lock the filesystem refuses).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import stat
 import struct
 from pathlib import Path
@@ -32,58 +35,92 @@ BLOCK = 4 * 1024 * 1024  # compared and written a block at a time: a few DuckDB 
 
 def _ofd_write_lock(handle: int) -> bool:
     """Take a non-blocking write lock on the whole file for this open file description; False
-    when another holder (any process, this one included) has a lock on it."""
-    # struct flock: l_type, l_whence, l_start, l_len, l_pid (0 for OFD locks), native layout
-    request = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+    when another holder (any process, this one included) has a lock on it, or when locks cannot
+    be taken here."""
+    # struct flock on Linux: l_type, l_whence, l_start, l_len, l_pid (0 for OFD locks), padding
+    request = struct.pack("hhqqi4x", fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
     try:
         fcntl.fcntl(handle, fcntl.F_OFD_SETLK, request)
-    except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: held
+    except OSError:  # EAGAIN or EACCES: held; anything else: cannot tell
         return False
     return True
 
 
-def _open_in_this_process(info: os.stat_result) -> bool:
-    """Whether this process has the file open (a DuckDB connection of its own, say)."""
-    for entry in os.scandir("/proc/self/fd"):
-        try:
-            held = os.stat(entry.path)
-        except OSError:  # closed meanwhile, or the listing's own descriptor
+def _open_anywhere(info: os.stat_result, own: int) -> bool:
+    """Whether any process whose descriptors can be listed has the file open (other than
+    through `own`, this process's descriptor of it). Raises OSError without /proc."""
+    for process in os.scandir("/proc"):
+        if not process.name.isdigit():
             continue
-        if (held.st_dev, held.st_ino) == (info.st_dev, info.st_ino):
-            return True
+        try:
+            descriptors = os.scandir(f"{process.path}/fd")
+        except OSError:  # another user's, or gone
+            continue
+        with descriptors:
+            for entry in descriptors:
+                if process.name == str(os.getpid()) and entry.name == str(own):
+                    continue
+                try:
+                    held = os.stat(entry.path)
+                except OSError:  # closed meanwhile
+                    continue
+                if (held.st_dev, held.st_ino) == (info.st_dev, info.st_ino):
+                    return True
     return False
+
+
+def _writable_alone(handle: int) -> bool:
+    """Whether the file open as `handle` is this build's alone to write, locked for it."""
+    info = os.fstat(handle)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        return False
+    os.stat("/proc/self/fd")  # no /proc: nothing can be said about other readers
+    return _ofd_write_lock(handle) and not _open_anywhere(info, handle)
+
+
+def _discard(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def refresh(spare: Path, destination: Path, source: Path, block: int = BLOCK) -> int | None:
     """Move the spare to `destination` and make it hold the bytes of `source`, writing only the
     blocks that differ; return how many bytes were written. None when there is no usable spare
-    (one that is not is deleted; a reader of it keeps its file). The caller keeps writers off
-    `source` meanwhile."""
+    (one that is not is deleted). `source` is opened only once the spare is accepted: closing a
+    descriptor of it would drop the caller's DuckDB lock, which keeps writers off it."""
     try:
         os.replace(spare, destination)
     except FileNotFoundError:
         return None
-    info = destination.lstat()
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or _open_in_this_process(info):
-        destination.unlink()
+    try:
+        handle = os.open(destination, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:  # a folder, a link, unreadable
+        _discard(destination)
         return None
-    written = 0
-    want = bytearray(block)
-    have = bytearray(block)
-    with open(source, "rb", buffering=0) as theirs, open(destination, "r+b", buffering=0) as ours:
-        if not _ofd_write_lock(ours.fileno()):
+    with open(handle, "r+b", buffering=0) as ours:
+        try:
+            usable = _writable_alone(handle)
+        except OSError:
+            usable = False
+        if not usable:
             destination.unlink()
             return None
-        offset = 0
-        while count := theirs.readinto(want):
-            got = ours.readinto(have)
-            if got != count or memoryview(have)[:count] != memoryview(want)[:count]:
+        written = 0
+        want = bytearray(block)
+        have = bytearray(block)
+        with open(source, "rb", buffering=0) as theirs:
+            offset = 0
+            while count := theirs.readinto(want):
+                got = ours.readinto(have)
+                if got != count or memoryview(have)[:count] != memoryview(want)[:count]:
+                    ours.seek(offset)
+                    rest = memoryview(want)[:count]
+                    while rest:
+                        rest = rest[ours.write(rest) :]
+                    written += count
+                offset += count
                 ours.seek(offset)
-                rest = memoryview(want)[:count]
-                while rest:
-                    rest = rest[ours.write(rest) :]
-                written += count
-            offset += count
-            ours.seek(offset)
-        ours.truncate(offset)
+            ours.truncate(offset)
     return written

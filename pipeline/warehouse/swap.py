@@ -138,13 +138,14 @@ class WorkingCopy:
             raise RuntimeError(f"{self.path} still has a write-ahead log after CHECKPOINT")
         _wal(self.path).unlink(missing_ok=True)
         _fsync(self.path)
+        if self.spare is not None and self.target.is_file():
+            # not kept (a folder in the way, no hard links here): the next build copies whole
+            with contextlib.suppress(OSError):
+                self.spare.unlink(missing_ok=True)
+                os.link(self.target, self.spare)
         # The target's own log, if a writer of old left one, belongs to the old file (the copy
         # took it in): it must not be replayed onto the new one.
         _wal(self.target).unlink(missing_ok=True)
-        if self.spare is not None and self.target.is_file():
-            self.spare.unlink(missing_ok=True)
-            with contextlib.suppress(OSError):  # no hard links here: the next build copies whole
-                os.link(self.target, self.spare)
         os.replace(self.path, self.target)
         _fsync(self.target.parent)
         self.committed = True
