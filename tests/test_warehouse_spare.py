@@ -303,3 +303,15 @@ def test_an_as_of_build_neither_keeps_nor_uses_the_spare(tmp_path):
         working.commit()
     assert not (settings.warehouse / SPARE_DATABASE).exists()
     assert _count(settings.database) == 1_000
+
+
+def test_the_spare_can_be_turned_off(tmp_path, monkeypatch):
+    settings = _settings(tmp_path)
+    _database(settings.database, 1_000)
+    _build(settings, "one", 10)
+    assert (settings.warehouse / SPARE_DATABASE).is_file()
+    monkeypatch.setenv("SPEEDBOOK_WAREHOUSE_SPARE", "0")
+    size = settings.database.stat().st_size
+    assert _build(settings, "two", 10) == size
+    assert not (settings.warehouse / SPARE_DATABASE).exists()
+    assert _count(settings.database) == 1_020

@@ -38,6 +38,7 @@ from pipeline.warehouse.spare import SPARE_DATABASE, refresh
 WORKING_PREFIX = ".build-"
 WORKING_SUFFIX = ".duckdb"
 AS_OF_DATABASE = "speedbook.as-of.duckdb"
+SPARE_SWITCH = "SPEEDBOOK_WAREHOUSE_SPARE"  # "0": keep no spare, copy the warehouse whole
 WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 
@@ -189,6 +190,10 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
     source = next((p for p in (settings.database, target) if p.is_file()), None)
     # only a build that replaces the warehouse keeps what it replaced, and only for the next one
     spare = settings.warehouse / SPARE_DATABASE if as_of is None else None
+    if spare is not None and os.environ.get(SPARE_SWITCH, "1") == "0":
+        with contextlib.suppress(OSError):
+            spare.unlink(missing_ok=True)  # one kept before the switch was turned off
+        spare = None
     written = 0
     if source is not None:
         written = _copy(source, path, spare if source == target else None)
