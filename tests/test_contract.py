@@ -260,6 +260,26 @@ def test_a_hostile_string_anywhere_in_a_document_is_refused(documents):
     assert any("live_figures/0/endpoint" in p for p in found)
 
 
+@pytest.mark.parametrize(
+    ("endpoint", "valid"),
+    [
+        ("amazon-bedrock/gpt-oss-120b/unknown/standard/-@eu-west-1", True),
+        ("provider-5/model-152/fp8/standard/-@eu-west-1", True),
+        ("groq/llama-3.3-70b-instruct/unknown/standard/-", True),
+        ("amazon-bedrock/gpt-oss-120b/unknown/standard/-@", False),
+        ("amazon-bedrock/gpt-oss-120b/unknown/standard/-@eu-west-1@x", False),
+        ("amazon-bedrock/gpt-oss-120b/unknown/standard/-@EU West", False),
+    ],
+)
+def test_a_regional_endpoint_id_is_in_the_contract(documents, endpoint, valid):
+    """The warehouse spells a regional endpoint's id with @region (core.endpoint_id): a live
+    figure of one must publish (at 90 days of polls, one broke the release)."""
+    inference = copy.deepcopy(documents["inference.json"])
+    inference["providers"][0]["live_figures"][0]["endpoint"] = endpoint
+    found = [p for p in problems("inference.json", inference) if "live_figures/0/endpoint" in p]
+    assert (not found) == valid, found
+
+
 # --- parsing ------------------------------------------------------------------------------------
 
 
@@ -373,7 +393,7 @@ def test_a_1_1_release_compares_with_the_same_snapshots_now_marked_reconstructed
     }
     assert len(reconstructed) >= 20
     assert summary_line(changes) == (
-        f"schema 1.1.0 -> 1.2.0; {len(reconstructed)} cited snapshots changed"
+        f"schema 1.1.0 -> {SCHEMA_VERSION}; {len(reconstructed)} cited snapshots changed"
     )
     assert changes["figures"]["changed"] == changes["figures"]["added"] == []
     assert {c["source"] for c in changes["snapshots"]["changed"]} == reconstructed

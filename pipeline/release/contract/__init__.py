@@ -24,8 +24,9 @@ from pipeline.support.bulk import bulk_objects
 # endpoint id of every figure and the fastest live median beside every claim; 1.2 how each
 # figure was measured (method, statistic, window), the independent sources corroborating it, the
 # region of a regional endpoint, reviewed flags, endpoint prices, model-level figures, and how
-# each cited snapshot was obtained (reconstructed, and from which document) and url_template.
-SCHEMA_VERSION = "1.2.0"
+# each cited snapshot was obtained (reconstructed, and from which document) and url_template;
+# 1.2.1 lets an endpoint id end in @region, as the warehouse spells a regional endpoint's.
+SCHEMA_VERSION = "1.2.1"
 
 INFERENCE = "inference.json"
 PLATFORMS = "model_platforms.json"

@@ -38,9 +38,14 @@ class SchemaRule:
 
 # An id of the registry or the reviewed files: a source, provider, model, claim or platform.
 Id = Annotated[str, SchemaRule(pattern=f"^{ID_PATTERN}$")]
-# provider/model/precision/service_tier/reasoning_effort, as core.endpoint_id spells it.
+# provider/model/precision/service_tier/reasoning_effort, then @region for a regional endpoint,
+# as core.endpoint_id spells it (pipeline/warehouse/sql/core/00_macros.sql).
 EndpointId = Annotated[
-    str, SchemaRule(pattern=f"^{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/(?:[a-z]+|-)$")
+    str,
+    SchemaRule(
+        pattern=f"^{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/(?:[a-z]+|-)"
+        f"(?:@{ID_PATTERN})?$"
+    ),
 ]
 # Text from a source or a reviewer: never empty, no control character, never opening a tag.
 Text = Annotated[
