@@ -175,6 +175,17 @@ def _signals(tmp_path: Path) -> tuple[str, str]:
     return str(tmp_path / "ready"), str(tmp_path / "go")
 
 
+def _two_builds_past_a_reader(settings: Settings) -> None:
+    """With a reader on the warehouse: a build makes the reader's file the spare, and the next
+    one must copy whole, leaving the reader's file out of both names."""
+    readers_file = settings.database.stat().st_ino
+    _build(settings, "two", 10)
+    size = settings.database.stat().st_size
+    assert _build(settings, "three", 10) == size
+    spare = settings.warehouse / SPARE_DATABASE
+    assert readers_file not in {settings.database.stat().st_ino, spare.stat().st_ino}
+
+
 @pytest.mark.parametrize("drop", ["keep", "drop"], ids=["locked", "lock-dropped"])
 def test_a_reader_of_the_replaced_warehouse_keeps_its_file_and_the_build_copies_whole(
     tmp_path, drop
@@ -185,12 +196,7 @@ def test_a_reader_of_the_replaced_warehouse_keeps_its_file_and_the_build_copies_
     reader = _reader(settings, tmp_path, drop)
     try:
         _wait_for(tmp_path / "ready", reader)
-        readers_file = settings.database.stat().st_ino
-        _build(settings, "two", 10)  # the reader's file is now the spare
-        size = settings.database.stat().st_size
-        assert _build(settings, "three", 10) == size  # ...so this build copies whole
-        spare = settings.warehouse / SPARE_DATABASE
-        assert readers_file not in {settings.database.stat().st_ino, spare.stat().st_ino}
+        _two_builds_past_a_reader(settings)
         (tmp_path / "go").write_text("go")
         out, err = reader.communicate(timeout=60)
     finally:
@@ -284,12 +290,7 @@ def test_a_reader_in_this_very_process_also_keeps_its_file(tmp_path):
     _build(settings, "one", 10)
     reader = duckdb.connect(str(settings.database), read_only=True)
     try:
-        readers_file = settings.database.stat().st_ino
-        _build(settings, "two", 10)  # the reader's file is now the spare
-        size = settings.database.stat().st_size
-        assert _build(settings, "three", 10) == size  # ...so this build copies whole
-        spare = settings.warehouse / SPARE_DATABASE
-        assert readers_file not in {settings.database.stat().st_ino, spare.stat().st_ino}
+        _two_builds_past_a_reader(settings)
         assert reader.execute("SELECT count(*), max(i) FROM t").fetchone() == (1_000_010, 999_999)
     finally:
         reader.close()
