@@ -5,6 +5,7 @@ name of the warehouse itself). Real DuckDB files and, for readers, real processe
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import duckdb
 import pytest
 
 from pipeline.support.settings import Settings
+from pipeline.warehouse import spare as module
 from pipeline.warehouse.spare import SPARE_DATABASE, refresh
 from pipeline.warehouse.swap import working_copy
 
@@ -226,10 +228,6 @@ def test_a_refused_spare_leaves_the_warehouse_locked_against_writers(tmp_path):
 
 
 def test_a_lock_that_cannot_be_tried_means_a_full_copy(tmp_path, monkeypatch):
-    import errno
-
-    from pipeline.warehouse import spare as module
-
     def refuse(*args: object) -> None:
         raise OSError(errno.EINVAL, "no locks on this filesystem")
 

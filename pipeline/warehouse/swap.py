@@ -196,7 +196,7 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
         spare = None
     written = 0
     if source is not None:
-        written = _copy(source, path, spare if source == target else None)
+        written = _copy(source, path, spare)  # a spare only where the source is the target
     else:
         duckdb.connect(str(path)).close()  # a first build starts from an empty file
     working = WorkingCopy(
