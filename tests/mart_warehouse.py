@@ -15,6 +15,7 @@ from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import ensure_core
 from pipeline.warehouse.current import refresh_current
 from pipeline.warehouse.marts import apply_marts
+from pipeline.warehouse.measurement_sources import refresh_measurement_sources
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
 SOURCES = {  # id: (tier, kind, max_age_days)
@@ -169,6 +170,7 @@ class Warehouse:
         data_date = max(DAY - timedelta(days=s.days_ago) for s in listed.values())
         con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [self.as_of, data_date])
         refresh_current(con, None)  # as the core build does
+        refresh_measurement_sources(con, None)
         apply_marts(con)
         return con
 

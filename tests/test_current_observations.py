@@ -12,6 +12,11 @@ from pipeline.dagster.runner import execute
 from pipeline.support.settings import Settings
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.current import CURRENT, refresh_current
+from pipeline.warehouse.measurement_sources import (
+    COLUMNS,
+    MEASUREMENT_SOURCES,
+    refresh_measurement_sources,
+)
 
 AFRESH = "FROM core.current_of('core.observations')"
 
@@ -22,6 +27,17 @@ def differences(con: duckdb.DuckDBPyConnection) -> int:
     afresh_only = con.execute(f"SELECT count(*) FROM ({AFRESH} EXCEPT ALL FROM {CURRENT})")
     (afresh,) = afresh_only.fetchone()
     return kept + afresh
+
+
+def measurement_differences(con: duckdb.DuckDBPyConnection) -> int:
+    """Rows core.measurement_sources has or lacks against the whole history's (none repeated)."""
+    history = f"SELECT DISTINCT {COLUMNS} FROM core.observations"
+    kept = f"SELECT {COLUMNS} FROM {MEASUREMENT_SOURCES}"
+    (count,) = con.execute(
+        f"SELECT count(*) FROM (({kept} EXCEPT ALL {history}) UNION ALL "
+        f"({history} EXCEPT ALL {kept}))"
+    ).fetchone()
+    return count
 
 
 def test_a_build_keeps_the_current_observations_of_the_whole_history(built: Settings):
@@ -83,6 +99,19 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
     considered = refresh_current(con, "added")
     assert considered == current + 12 < history  # the current rows and the added ones only
     assert differences(con) == 0
+    # the measurements' sources: a figure of another region is a new measurement of its source
+    con.execute(
+        "INSERT INTO core.observations BY NAME SELECT * REPLACE (observation_id || '-eu' AS "
+        "observation_id, 'x/regional' AS snapshot_id, 'eu-west-1' AS region) FROM picked"
+    )
+    con.execute("INSERT INTO added VALUES ('x/regional')")
+    measurements = con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0]
+    refresh_measurement_sources(con, "added")
+    assert measurement_differences(con) == 0
+    grown = con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0]
+    assert grown > measurements
+    refresh_measurement_sources(con, "added")  # twice is once
+    assert con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0] == grown
     ids = [r[0] for r in con.execute(f"SELECT observation_id FROM {CURRENT}").fetchall()]
     assert sum(i.endswith("-newer") for i in ids) == 3
     assert sum(i.endswith("-new") for i in ids) == 3
@@ -96,6 +125,7 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
     assert outcome.success, outcome.failures
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
+        assert measurement_differences(con) == 0
         (value,) = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
@@ -110,6 +140,7 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
     assert execute(settings).success
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
+        assert measurement_differences(con) == 0
         values = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"

@@ -25,6 +25,7 @@ from pipeline.release.queries import read_inputs
 from pipeline.support.settings import Settings
 from pipeline.warehouse.current import refresh_current
 from pipeline.warehouse.marts import apply_marts
+from pipeline.warehouse.measurement_sources import refresh_measurement_sources
 
 MAVERICK = "llama-4-maverick"
 AGGREGATE = "nvidia-dgx-b200-llama-4-maverick-aggregate"
@@ -171,6 +172,7 @@ def with_nvidia_live(built: Settings, tmp_path_factory: pytest.TempPathFactory) 
                 [qualifier],
             )
         refresh_current(con, None)  # observations changed: computed afresh, as a build does
+        refresh_measurement_sources(con, None)
         apply_marts(con)
     return path
 

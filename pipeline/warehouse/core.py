@@ -32,6 +32,10 @@ from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.current import ensure_current, refresh_current
+from pipeline.warehouse.measurement_sources import (
+    ensure_measurement_sources,
+    refresh_measurement_sources,
+)
 from pipeline.warehouse.partitions import refresh_partitions
 
 BUILD_STATE_DDL = """
@@ -63,6 +67,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
     if set(dropped) & set(PER_SNAPSHOT):
         con.execute("DELETE FROM core.build_state")
     ensure_current(con)
+    ensure_measurement_sources(con)
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
@@ -375,7 +380,9 @@ def build_core(
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
         only_added = append and not removed.get("observations")
-        refresh_current(con, "staging.observation_scope" if only_added else None)
+        added = "staging.observation_scope" if only_added else None
+        refresh_current(con, added)
+        refresh_measurement_sources(con, added)
         refresh_partitions(
             con,
             "staging.observation_scope" if append else None,

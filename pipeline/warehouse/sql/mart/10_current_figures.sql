@@ -59,10 +59,11 @@ WITH comparable_points AS NOT MATERIALIZED (  -- the whole history: never copy i
     WHERE (b.as_of IS NULL OR o.retrieved_at <= b.as_of) AND mart.point_figure(o.value, o.qualifier)
 ),
 -- Only figures that another source also reports can pair: a benchmark's daily history of one
--- endpoint compared with itself is never looked at (that would be quadratic in history).
+-- endpoint compared with itself is never looked at (that would be quadratic in history). The
+-- build keeps which sources report what (core.measurement_sources), so this reads no history.
 shared AS (
     SELECT provider_id, model_id, service_tier, metric, scope
-    FROM comparable_points
+    FROM core.measurement_sources
     GROUP BY ALL
     HAVING min(source_id) <> max(source_id)  -- two sources at least, without a distinct count
 ),
@@ -120,6 +121,17 @@ chosen AS (
     JOIN mart.source_freshness AS f USING (source_id)
 ),
 compared AS (SELECT * FROM chosen WHERE mart.point_figure(value, qualifier)),
+-- A chosen figure pairs only with another source's figure of the same measurement: those whose
+-- measurement no other source reports (core.measurement_sources, kept by each build) are not
+-- looked up in the history at all.
+pairing AS (
+    SELECT c.* FROM compared AS c
+    SEMI JOIN core.measurement_sources AS m
+      ON m.provider_id = c.provider_id AND m.model_id = c.model_id
+     AND m.service_tier = c.service_tier AND m.region IS NOT DISTINCT FROM c.region
+     AND m.metric = c.metric AND m.scope = c.scope AND m.method = c.method
+     AND m.statistic IS NOT DISTINCT FROM c.statistic AND m.source_id <> c.source_id
+),
 -- A figure pairs only with figures observed within a week of it, so the history is read at the
 -- instants near a chosen figure's only: the distinct instants of the history (one cheap column)
 -- whose nearest chosen instant, before or after, is within a week. The IN filter on observed_at
@@ -128,7 +140,7 @@ instants AS (
     SELECT DISTINCT o.observed_at FROM core.observations AS o, core.build_state AS state
     WHERE state.as_of IS NULL OR o.retrieved_at <= state.as_of
 ),
-chosen_instants AS (SELECT DISTINCT observed_at FROM compared),
+chosen_instants AS (SELECT DISTINCT observed_at FROM pairing),
 near AS (
     SELECT i.observed_at FROM instants AS i
     ASOF LEFT JOIN chosen_instants AS before ON before.observed_at <= i.observed_at
@@ -136,16 +148,34 @@ near AS (
     WHERE mart.within_a_week(i.observed_at, before.observed_at)
        OR mart.within_a_week(i.observed_at, after.observed_at)
 ),
+-- A history row pairs only with a chosen figure of its measurement from another source: the
+-- sources of each measurement's chosen figures, as a first and a last (a row can pair unless both
+-- are its own). Joined on the measurement, each history row meets one row here.
+pairing_measurements AS (
+    SELECT provider_id, model_id, service_tier, region, metric, scope, method, statistic,
+           min(source_id) AS first_source, max(source_id) AS last_source
+    FROM pairing
+    GROUP BY ALL
+),
+pairable AS (
+    SELECT o.* FROM core.observations AS o
+    JOIN pairing_measurements AS m
+      ON m.provider_id = o.provider_id AND m.model_id = o.model_id
+     AND m.service_tier = o.service_tier AND m.region IS NOT DISTINCT FROM o.region
+     AND m.metric = o.metric AND m.scope = o.scope AND m.method = o.method
+     AND m.statistic IS NOT DISTINCT FROM o.statistic,
+         core.build_state AS state
+    WHERE (state.as_of IS NULL OR o.retrieved_at <= state.as_of)
+      AND o.observed_at IN (SELECT observed_at FROM near)
+      AND (o.source_id <> m.first_source OR o.source_id <> m.last_source)
+      AND mart.point_figure(o.value, o.qualifier)
+),
 -- The pairs of the chosen figures only, under the same rule as mart.observation_pairs.
 pairs AS (
     SELECT c.observation_id AS a_id, b.source_id AS b_source_id,
            mart.disagree(c.value, b.value) AS disagree
-    FROM compared AS c
-    JOIN (
-        SELECT o.* FROM mart.published_observations AS o, core.build_state AS state
-        WHERE (state.as_of IS NULL OR o.retrieved_at <= state.as_of)
-          AND o.observed_at IN (SELECT observed_at FROM near)
-    ) AS b
+    FROM pairing AS c
+    JOIN mart.published_of('pairable') AS b
       ON b.provider_id = c.provider_id AND b.model_id = c.model_id
      AND b.service_tier = c.service_tier AND b.metric = c.metric AND b.scope = c.scope
      AND b.source_id <> c.source_id
@@ -157,7 +187,6 @@ pairs AS (
                          c.reasoning_effort, c.region, b.provider_id, b.model_id, b.precision,
                          b.service_tier, b.reasoning_effort, b.region)
      AND mart.within_a_week(c.observed_at, b.observed_at)
-    WHERE mart.point_figure(b.value, b.qualifier)
 ),
 support AS (
     SELECT a_id,
