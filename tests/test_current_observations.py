@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
-from test_build import add_kimi_page, copy_of
+from test_build import AA_PAGE, add_kimi_page, add_page, copy_of
 
 from pipeline.dagster.runner import execute
+from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.settings import Settings
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.current import CURRENT, refresh_current
@@ -27,6 +28,22 @@ def differences(con: duckdb.DuckDBPyConnection) -> int:
     afresh_only = con.execute(f"SELECT count(*) FROM ({AFRESH} EXCEPT ALL FROM {CURRENT})")
     (afresh,) = afresh_only.fetchone()
     return kept + afresh
+
+
+def endpoint_differences(con: duckdb.DuckDBPyConnection) -> int:
+    """Rows core.endpoints has or lacks against the endpoints of the rows kept."""
+    columns = (
+        "endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort, region"
+    )
+    named = (
+        f"SELECT {columns} FROM core.observations UNION SELECT {columns} FROM core.endpoint_offers"
+    )
+    kept = f"SELECT {columns} FROM core.endpoints"
+    (count,) = con.execute(
+        f"SELECT count(*) FROM (({kept} EXCEPT ALL ({named})) UNION ALL "
+        f"(({named}) EXCEPT ALL {kept}))"
+    ).fetchone()
+    return count
 
 
 def measurement_differences(con: duckdb.DuckDBPyConnection) -> int:
@@ -126,14 +143,13 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
         assert measurement_differences(con) == 0
+        assert endpoint_differences(con) == 0
         (value,) = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
         ).fetchone()
         assert value == 990
     # the newest snapshot withdrawn: its observations are removed, the table computed afresh
-    from pipeline.raw.snapshots import SnapshotStore
-
     store = SnapshotStore(settings.raw_dir)
     newest = store.list("aa-kimi-k2-6")[-1]
     store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
@@ -141,8 +157,32 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
         assert measurement_differences(con) == 0
+        assert endpoint_differences(con) == 0
         values = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
         ).fetchall()
         assert values and 990 not in [v for (v,) in values]
+
+
+def test_the_endpoints_follow_what_a_build_adds_and_removes(built, tmp_path):
+    """core.endpoints is kept by a build that only adds: a page naming a new endpoint adds it;
+    withdrawing that page (its figures removed) fills the table again, without it."""
+    settings = copy_of(built, tmp_path)
+    new = "groq/kimi-k2.6/unknown/standard/-"
+    named = "SELECT count(*) FROM core.endpoints WHERE endpoint_id = ?"
+    with connect(settings.database, read_only=True) as con:
+        assert con.execute(named, [new]).fetchone() == (0,)
+    page = AA_PAGE.format(label="Groq", speed="410")
+    add_page(settings, "aa-kimi-k2-6", page, datetime(2026, 11, 29, 7, tzinfo=UTC))
+    assert execute(settings).success
+    with connect(settings.database, read_only=True) as con:
+        assert endpoint_differences(con) == 0
+        assert con.execute(named, [new]).fetchone() == (1,)
+    store = SnapshotStore(settings.raw_dir)
+    newest = store.list("aa-kimi-k2-6")[-1]
+    store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
+    assert execute(settings).success
+    with connect(settings.database, read_only=True) as con:
+        assert endpoint_differences(con) == 0
+        assert con.execute(named, [new]).fetchone() == (0,)

@@ -257,6 +257,22 @@ def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
+def staged_rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str]) -> int:
+    """A frame's staged rows of these snapshots, as their extraction records count them (what
+    each parse staged): counting the table read the whole staged history at every build. A
+    record without counts (written before they were kept) has its rows counted in the table."""
+    recorded, uncounted = con.execute(
+        "SELECT coalesce(sum(CAST(row_counts ->> ? AS BIGINT)), 0), "
+        "list(snapshot_id) FILTER (WHERE row_counts IS NULL) "
+        "FROM staging.extractions WHERE snapshot_id IN (SELECT unnest(?))",
+        [f"$.{frame}", snapshot_ids],
+    ).fetchone()  # type: ignore[misc]
+    if not uncounted:
+        return int(recorded)
+    sql = f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))"
+    return int(recorded) + con.execute(sql, [uncounted]).fetchone()[0]  # type: ignore[index]
+
+
 def _extraction_row(
     job: _Job, status: str, error: str | None, counts: dict[str, int] | None, now: datetime
 ) -> dict[str, object]:

@@ -348,8 +348,21 @@ def build_core(
             )
             for name in PER_SNAPSHOT:
                 con.execute(f"DELETE FROM core.{name}")
+        # core.endpoints names the endpoints of the rows kept: a build that only added rows
+        # keeps it and adds what those name (sql/core/15_*.sql reads endpoint_scope); any other
+        # build fills it again from every row, as does one that finds it empty (just created)
+        keep_endpoints = (
+            append
+            and not removed.get("observations")
+            and not removed.get("endpoint_offers")
+            and con.execute("SELECT count(*) FROM core.endpoints").fetchone() != (0,)
+        )
+        con.execute(
+            "CREATE OR REPLACE TEMP VIEW endpoint_scope AS SELECT snapshot_id FROM "
+            + ("staging.observation_scope" if keep_endpoints else "build_scope")
+        )
         for name in CORE_TABLES:
-            if name not in PER_SNAPSHOT:
+            if name not in PER_SNAPSHOT and not (keep_endpoints and name == "endpoints"):
                 con.execute(f"DELETE FROM core.{name}")
         _insert(con, "core.sources", sources_frame)
         _insert(con, "core.snapshots", _snapshots_frame(snapshots))

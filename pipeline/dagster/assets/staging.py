@@ -16,7 +16,7 @@ from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.raw import RAW_INVENTORY, raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
-from pipeline.extract.staging import extract
+from pipeline.extract.staging import extract, staged_rows
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
@@ -95,9 +95,9 @@ def _extracted_ok(con: duckdb.DuckDBPyConnection, snapshot_ids: list[str]) -> li
     return [row[0] for row in con.execute(sql, [snapshot_ids]).fetchall()]
 
 
-def _rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str]) -> int:
-    sql = f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))"
-    return con.execute(sql, [snapshot_ids]).fetchone()[0]  # type: ignore[index]
+def _newest(snapshot_ids: list[str]) -> str:
+    """The newest of these snapshot ids (`<source>/<UTC time>-<hash>`); "" for none."""
+    return max(snapshot_ids, key=lambda s: s.split("/")[1], default="")
 
 
 def _reject(con: duckdb.DuckDBPyConnection, rejected: dict[str, str]) -> None:
@@ -175,7 +175,7 @@ def _staging_asset(
             with clock.stage("validate"):
                 for frame in parser.frames:
                     check, found = _check_frame(
-                        con, frame, ok_ids, result.new_snapshot_ids, _rows(con, frame, ok_ids)
+                        con, frame, ok_ids, result.new_snapshot_ids, staged_rows(con, frame, ok_ids)
                     )
                     checks.append(check)
                     if found:
@@ -184,11 +184,12 @@ def _staging_asset(
                         ok_ids = [sid for sid in ok_ids if sid not in found]
             for problem in capped(list(rejected.values()), METADATA_ITEMS, "staging.extractions"):
                 warn(f"snapshot rejected: {problem}")
-            counts = {frame: _rows(con, frame, ok_ids) for frame in parser.frames}
+            counts = {frame: staged_rows(con, frame, ok_ids) for frame in parser.frames}
+            # the first snapshot's rows (by id): ordering the whole staged history to find them
+            # cost a scan of it at every build
             preview = con.execute(
-                f"SELECT * FROM staging.{parser.frames[0]} WHERE snapshot_id IN (SELECT unnest(?)) "
-                "ORDER BY snapshot_id LIMIT 10",
-                [ok_ids],
+                f"SELECT * FROM staging.{parser.frames[0]} WHERE snapshot_id = ? LIMIT 10",
+                [min(ok_ids, default="")],
             ).df()
         failed = [*result.failed, *rejected.values()]
         yield dg.MaterializeResult(
@@ -206,9 +207,7 @@ def _staging_asset(
                     or "none"
                 ),
                 **{f"rows_{frame}": count for frame, count in counts.items()},
-                "latest_snapshot": max(
-                    (m.snapshot_id for m, _ in pairs), key=lambda s: s.split("/")[1], default=""
-                ),
+                "latest_snapshot": _newest(all_ids),
                 "preview": dg.MetadataValue.md(preview.to_markdown(index=False)),
                 **stage_metadata(clock),
             }
