@@ -119,6 +119,7 @@ class BuildOutcome:
     warehouse_copy_seconds: float = 0.0
     warehouse_copy_written_bytes: int = 0  # under the warehouse's size when a spare was reused
     warehouse_commit_seconds: float = 0.0
+    warehouse_compacted: bool = False  # the commit wrote the database afresh (free space)
 
 
 def _last_report(settings: Settings) -> dict:
@@ -186,6 +187,7 @@ def execute(
         outcome.warehouse_copy_seconds = working.copy_seconds
         outcome.warehouse_copy_written_bytes = working.copy_written_bytes
         outcome.warehouse_commit_seconds = working.commit_seconds
+        outcome.warehouse_compacted = working.compacted
         outcome.wall_seconds = round(time.perf_counter() - started, 3)
         _write_report(
             settings,

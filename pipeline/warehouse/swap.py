@@ -33,6 +33,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.support.settings import Settings
+from pipeline.warehouse.compaction import compact
 from pipeline.warehouse.spare import SPARE_DATABASE, refresh
 
 WORKING_PREFIX = ".build-"
@@ -117,6 +118,7 @@ class WorkingCopy:
     copy_seconds: float = 0.0
     copy_written_bytes: int = 0  # what making the copy wrote: the warehouse's size, or less
     commit_seconds: float = 0.0
+    compacted: bool = False  # written afresh at commit: most of it was free space
     committed: bool = False
 
     def summary(self) -> str:
@@ -124,11 +126,13 @@ class WorkingCopy:
         return (
             f"copied in {self.copy_seconds} s, {self.copy_written_bytes / 1e6:,.1f} MB written; "
             f"committed in {self.commit_seconds} s"
+            + (", written afresh without its free space" if self.compacted else "")
         )
 
     def commit(self) -> None:
         """Make the run's database the target: checkpoint (the write-ahead log folded into the
-        file), fsync, rename over the target, fsync the folder."""
+        file), write it afresh if it is mostly free space (pipeline/warehouse/compaction.py),
+        fsync, rename over the target, fsync the folder."""
         started = time.perf_counter()
         con = duckdb.connect(str(self.path))
         try:
@@ -138,6 +142,7 @@ class WorkingCopy:
         if _wal(self.path).exists() and _wal(self.path).stat().st_size:
             raise RuntimeError(f"{self.path} still has a write-ahead log after CHECKPOINT")
         _wal(self.path).unlink(missing_ok=True)
+        self.compacted = compact(self.path)
         _fsync(self.path)
         if self.spare is not None and self.target.is_file():
             # not kept (a folder in the way, no hard links here): the next build copies whole
