@@ -34,8 +34,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.schema.ddl import quote_literal
-from pipeline.warehouse.connection import catalog_objects
+from pipeline.warehouse.connection import catalog_objects, quote_literal
 from pipeline.warehouse.partitions import PARTITIONED, partition_days
 
 PARTITION_COLUMN = "observed_date"

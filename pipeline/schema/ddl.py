@@ -16,6 +16,7 @@ from pipeline.schema.vocabulary import (
     SCOPES,
     SERVICE_TIERS,
 )
+from pipeline.warehouse.connection import quote_literal
 
 _TYPES = {
     "str": "VARCHAR",
@@ -173,10 +174,6 @@ def sync_tables(
             if current.get(column) != comment:
                 con.execute(comment_statement(table, column, comment))
     return dropped
-
-
-def quote_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def wanted_comments(model: type[pa.DataFrameModel]) -> dict[str | None, str]:

@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.schema.ddl import quote_literal
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import connect, quote_literal
 
 COMPACT_ABOVE = 0.25  # the share of the file's blocks that may be free before it is written afresh
 WAL_SUFFIX = ".wal"

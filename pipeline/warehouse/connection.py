@@ -21,6 +21,12 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     return con
 
 
+def quote_literal(text: str) -> str:
+    """`text` as an SQL string literal (for the statements that take no parameters: ATTACH,
+    COMMENT ON, COPY TO)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
     """Whether `schema.table` is a table of this database."""
     schema, table = qualified.split(".")

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import duckdb
 
-from pipeline.schema.ddl import quote_literal
 from pipeline.warehouse.comments import inherit_comments
-from pipeline.warehouse.connection import table_exists
+from pipeline.warehouse.connection import quote_literal, table_exists
 
 MEASUREMENT_SOURCES = "core.measurement_sources"
 COLUMNS = "provider_id, model_id, service_tier, region, metric, scope, method, statistic, source_id"
