@@ -22,12 +22,17 @@ from pipeline.warehouse.measurement_sources import (
 AFRESH = "FROM core.current_of('core.observations')"
 
 
+def mismatched(con: duckdb.DuckDBPyConnection, kept: str, expected: str) -> int:
+    """Rows of the query `kept` not in `expected`, and of `expected` not in `kept`."""
+    (count,) = con.execute(
+        f"SELECT count(*) FROM (({kept} EXCEPT ALL ({expected})) UNION ALL "
+        f"(({expected}) EXCEPT ALL {kept}))"
+    ).fetchone()
+    return count
+
+
 def differences(con: duckdb.DuckDBPyConnection) -> int:
-    kept_only = con.execute(f"SELECT count(*) FROM (FROM {CURRENT} EXCEPT ALL {AFRESH})")
-    (kept,) = kept_only.fetchone()
-    afresh_only = con.execute(f"SELECT count(*) FROM ({AFRESH} EXCEPT ALL FROM {CURRENT})")
-    (afresh,) = afresh_only.fetchone()
-    return kept + afresh
+    return mismatched(con, f"FROM {CURRENT}", AFRESH)
 
 
 def endpoint_differences(con: duckdb.DuckDBPyConnection) -> int:
@@ -38,23 +43,24 @@ def endpoint_differences(con: duckdb.DuckDBPyConnection) -> int:
     named = (
         f"SELECT {columns} FROM core.observations UNION SELECT {columns} FROM core.endpoint_offers"
     )
-    kept = f"SELECT {columns} FROM core.endpoints"
-    (count,) = con.execute(
-        f"SELECT count(*) FROM (({kept} EXCEPT ALL ({named})) UNION ALL "
-        f"(({named}) EXCEPT ALL {kept}))"
-    ).fetchone()
-    return count
+    return mismatched(con, f"SELECT {columns} FROM core.endpoints", named)
 
 
 def measurement_differences(con: duckdb.DuckDBPyConnection) -> int:
     """Rows core.measurement_sources has or lacks against the whole history's (none repeated)."""
-    history = f"SELECT DISTINCT {COLUMNS} FROM core.observations"
-    kept = f"SELECT {COLUMNS} FROM {MEASUREMENT_SOURCES}"
-    (count,) = con.execute(
-        f"SELECT count(*) FROM (({kept} EXCEPT ALL {history}) UNION ALL "
-        f"({history} EXCEPT ALL {kept}))"
-    ).fetchone()
-    return count
+    return mismatched(
+        con,
+        f"SELECT {COLUMNS} FROM {MEASUREMENT_SOURCES}",
+        f"SELECT DISTINCT {COLUMNS} FROM core.observations",
+    )
+
+
+def withdraw_newest_and_build(settings: Settings, source_id: str) -> None:
+    """Withdraw the source's newest snapshot (its figures are removed) and build."""
+    store = SnapshotStore(settings.raw_dir)
+    newest = store.list(source_id)[-1]
+    store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
+    assert execute(settings).success
 
 
 def test_a_build_keeps_the_current_observations_of_the_whole_history(built: Settings):
@@ -150,10 +156,7 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
         ).fetchone()
         assert value == 990
     # the newest snapshot withdrawn: its observations are removed, the table computed afresh
-    store = SnapshotStore(settings.raw_dir)
-    newest = store.list("aa-kimi-k2-6")[-1]
-    store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
-    assert execute(settings).success
+    withdraw_newest_and_build(settings, "aa-kimi-k2-6")
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
         assert measurement_differences(con) == 0
@@ -179,10 +182,7 @@ def test_the_endpoints_follow_what_a_build_adds_and_removes(built, tmp_path):
     with connect(settings.database, read_only=True) as con:
         assert endpoint_differences(con) == 0
         assert con.execute(named, [new]).fetchone() == (1,)
-    store = SnapshotStore(settings.raw_dir)
-    newest = store.list("aa-kimi-k2-6")[-1]
-    store.withdraw(newest, reason="a test", when=datetime(2026, 11, 30, tzinfo=UTC))
-    assert execute(settings).success
+    withdraw_newest_and_build(settings, "aa-kimi-k2-6")
     with connect(settings.database, read_only=True) as con:
         assert endpoint_differences(con) == 0
         assert con.execute(named, [new]).fetchone() == (0,)
