@@ -58,19 +58,14 @@ def mixed_history(seed: int) -> list[dict]:
 
 
 def test_the_current_figures_support_is_that_of_every_pair_in_the_history(tmp_path):
-    for seed in range(2):
-        history = mixed_history(seed)
-        with Warehouse(tmp_path / f"support-{seed}.duckdb", history).build() as con:
-            kept = con.execute(KEPT).fetchall()
-            assert kept == con.execute(FROM_PAIRS).fetchall()
-            # not vacuous: figures are corroborated and disputed, and some are neither
-            assert any(count > 0 for _, count, _, _ in kept)
-            assert any(disputed for _, _, _, disputed in kept)
-            assert any(count == 0 and not disputed for _, count, _, disputed in kept)
-
-
-def test_a_figure_whose_measurement_one_source_reports_has_no_support(tmp_path):
-    with Warehouse(tmp_path / "solo.duckdb", mixed_history(0)).build() as con:
+    with Warehouse(tmp_path / "support.duckdb", mixed_history(0)).build() as con:
+        kept = con.execute(KEPT).fetchall()
+        assert kept == con.execute(FROM_PAIRS).fetchall()
+        # not vacuous: figures are corroborated and disputed, and some are neither
+        assert any(count > 0 for _, count, _, _ in kept)
+        assert any(disputed for _, _, _, disputed in kept)
+        assert any(count == 0 and not disputed for _, count, _, disputed in kept)
+        # a figure whose measurement one source reports has no support
         (row,) = con.execute(
             "SELECT value, corroborating_sources, disputed_by FROM mart.current_figures "
             "WHERE provider_id = 'solo'"

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
-from test_build import AA_PAGE, add_kimi_page, add_page, copy_of
+from test_build import AA_PAGE, PAGE_TIME, add_page, copy_of
 
 from pipeline.dagster.runner import execute
 from pipeline.raw.snapshots import SnapshotStore
@@ -142,14 +142,24 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
 
 
 def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(built, tmp_path):
+    """The kept tables after a build that only adds (a newer figure, and a page naming an endpoint
+    no snapshot named: core.endpoints adds it) and after one that removes (the newest snapshot
+    withdrawn: each is computed afresh, and the endpoint only it named is gone)."""
     settings = copy_of(built, tmp_path)
-    add_kimi_page(settings)
+    new = "groq/kimi-k2.6/unknown/standard/-"
+    named = "SELECT count(*) FROM core.endpoints WHERE endpoint_id = ?"
+    with connect(settings.database, read_only=True) as con:
+        assert con.execute(named, [new]).fetchone() == (0,)
+    groq = "<tr><td>Groq</td><td>410</td><td>0.5</td><td>—</td></tr></tbody>"
+    page = AA_PAGE.format(label="Cerebras", speed="990").replace("</tbody>", groq)
+    add_page(settings, "aa-kimi-k2-6", page, PAGE_TIME)
     outcome = execute(settings)
     assert outcome.success, outcome.failures
     with connect(settings.database, read_only=True) as con:
         assert differences(con) == 0
         assert measurement_differences(con) == 0
         assert endpoint_differences(con) == 0
+        assert con.execute(named, [new]).fetchone() == (1,)
         (value,) = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
@@ -161,28 +171,9 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
         assert differences(con) == 0
         assert measurement_differences(con) == 0
         assert endpoint_differences(con) == 0
+        assert con.execute(named, [new]).fetchone() == (0,)
         values = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
         ).fetchall()
         assert values and 990 not in [v for (v,) in values]
-
-
-def test_the_endpoints_follow_what_a_build_adds_and_removes(built, tmp_path):
-    """core.endpoints is kept by a build that only adds: a page naming a new endpoint adds it;
-    withdrawing that page (its figures removed) fills the table again, without it."""
-    settings = copy_of(built, tmp_path)
-    new = "groq/kimi-k2.6/unknown/standard/-"
-    named = "SELECT count(*) FROM core.endpoints WHERE endpoint_id = ?"
-    with connect(settings.database, read_only=True) as con:
-        assert con.execute(named, [new]).fetchone() == (0,)
-    page = AA_PAGE.format(label="Groq", speed="410")
-    add_page(settings, "aa-kimi-k2-6", page, datetime(2026, 11, 29, 7, tzinfo=UTC))
-    assert execute(settings).success
-    with connect(settings.database, read_only=True) as con:
-        assert endpoint_differences(con) == 0
-        assert con.execute(named, [new]).fetchone() == (1,)
-    withdraw_newest_and_build(settings, "aa-kimi-k2-6")
-    with connect(settings.database, read_only=True) as con:
-        assert endpoint_differences(con) == 0
-        assert con.execute(named, [new]).fetchone() == (0,)
