@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.warehouse.connection import connect, quote_literal
+from pipeline.warehouse.connection import connect, drop_checkpointed_wal, quote_literal, wal_of
 
 COMPACT_ABOVE = 0.25  # the share of the file's blocks that may be free before it is written afresh
-WAL_SUFFIX = ".wal"
 
 
 def free_share(path: Path) -> float:
@@ -37,7 +36,6 @@ def compact(path: Path, above: float = COMPACT_ABOVE) -> bool:
     if free_share(path) <= above:
         return False
     fresh = path.with_name(f"{path.stem}-compact{path.suffix}")
-    wal = fresh.with_name(fresh.name + WAL_SUFFIX)
     fresh.unlink(missing_ok=True)
     try:
         with connect(path) as con:
@@ -47,12 +45,10 @@ def compact(path: Path, above: float = COMPACT_ABOVE) -> bool:
             con.execute(f"COPY FROM DATABASE {source} TO compacted")
             con.execute("CHECKPOINT compacted")
             con.execute("DETACH compacted")
-        if wal.exists() and wal.stat().st_size:
-            raise RuntimeError(f"{fresh} still has a write-ahead log after CHECKPOINT")
+        drop_checkpointed_wal(fresh)
     except BaseException:
         fresh.unlink(missing_ok=True)
-        wal.unlink(missing_ok=True)
+        wal_of(fresh).unlink(missing_ok=True)
         raise
-    wal.unlink(missing_ok=True)
     os.replace(fresh, path)
     return True

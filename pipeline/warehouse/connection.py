@@ -10,6 +10,7 @@ import duckdb
 # DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
 # spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
 MEMORY_LIMIT = os.environ.get("SPEEDBOOK_DUCKDB_MEMORY", "1GB")
+WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -19,6 +20,20 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con
+
+
+def wal_of(path: Path) -> Path:
+    """DuckDB's write-ahead log beside the database file `path`."""
+    return path.with_name(path.name + WAL_SUFFIX)
+
+
+def drop_checkpointed_wal(path: Path) -> None:
+    """Remove the empty log a CHECKPOINT leaves beside `path`; one with content means the
+    checkpoint did not fold it into the file, and the file must not be committed."""
+    wal = wal_of(path)
+    if wal.exists() and wal.stat().st_size:
+        raise RuntimeError(f"{path} still has a write-ahead log after CHECKPOINT")
+    wal.unlink(missing_ok=True)
 
 
 def quote_literal(text: str) -> str:

@@ -34,13 +34,13 @@ import duckdb
 
 from pipeline.support.settings import Settings
 from pipeline.warehouse.compaction import compact
+from pipeline.warehouse.connection import WAL_SUFFIX, drop_checkpointed_wal, wal_of
 from pipeline.warehouse.spare import SPARE_DATABASE, refresh
 
 WORKING_PREFIX = ".build-"
 WORKING_SUFFIX = ".duckdb"
 AS_OF_DATABASE = "speedbook.as-of.duckdb"
 SPARE_SWITCH = "SPEEDBOOK_WAREHOUSE_SPARE"  # "0": keep no spare, copy the warehouse whole
-WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 
 
@@ -56,10 +56,6 @@ def target_database(settings: Settings, as_of: datetime | None) -> Path:
 def working_database(settings: Settings, run_id: str) -> Path:
     """The database the steps of run `run_id` write (every process of the run derives it)."""
     return settings.warehouse / f"{WORKING_PREFIX}{run_id}{WORKING_SUFFIX}"
-
-
-def _wal(path: Path) -> Path:
-    return path.with_name(path.name + WAL_SUFFIX)
 
 
 def _fsync(path: Path) -> None:
@@ -139,9 +135,7 @@ class WorkingCopy:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        if _wal(self.path).exists() and _wal(self.path).stat().st_size:
-            raise RuntimeError(f"{self.path} still has a write-ahead log after CHECKPOINT")
-        _wal(self.path).unlink(missing_ok=True)
+        drop_checkpointed_wal(self.path)
         self.compacted = compact(self.path)
         _fsync(self.path)
         if self.spare is not None and self.target.is_file():
@@ -151,7 +145,7 @@ class WorkingCopy:
                 os.link(self.target, self.spare)
         # The target's own log, if a writer of old left one, belongs to the old file (the copy
         # took it in): it must not be replayed onto the new one.
-        _wal(self.target).unlink(missing_ok=True)
+        wal_of(self.target).unlink(missing_ok=True)
         os.replace(self.path, self.target)
         _fsync(self.target.parent)
         self.committed = True
@@ -164,13 +158,13 @@ def _copy(source: Path, destination: Path, spare: Path | None) -> int:
     usable one and no log. Returns the bytes written."""
     reader = duckdb.connect(str(source), read_only=True)
     try:
-        if spare is not None and not _wal(source).exists():
+        if spare is not None and not wal_of(source).exists():
             written = refresh(spare, destination, source)
             if written is not None:
                 return written
         shutil.copyfile(source, destination)
-        if _wal(source).exists():
-            shutil.copyfile(_wal(source), _wal(destination))
+        if wal_of(source).exists():
+            shutil.copyfile(wal_of(source), wal_of(destination))
         return source.stat().st_size
     finally:
         reader.close()
@@ -216,4 +210,4 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
     finally:
         if not working.committed:
             path.unlink(missing_ok=True)
-            _wal(path).unlink(missing_ok=True)
+            wal_of(path).unlink(missing_ok=True)
