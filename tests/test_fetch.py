@@ -10,6 +10,7 @@ import asyncio
 import gzip
 import json
 import socket
+import time
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -402,10 +403,18 @@ def test_overall_concurrency_is_bounded(world):
 # --- strict mode ---------------------------------------------------------------------------------
 
 
-def test_strict_skips_the_rest_after_the_first_failure(world):
+def test_strict_skips_the_rest_after_the_first_failure(world, monkeypatch):
     world.source("first", status(404))
     world.source("second", ok(CATALOGUE))
     world.source("third", ok(CATALOGUE))
+    listing = SnapshotStore.list
+
+    def slow_for_first(store: SnapshotStore, source_id: str | None = None, **kwargs):
+        if source_id == "first":  # its listing used to finish last and let "second" go first
+            time.sleep(0.3)
+        return listing(store, source_id, **kwargs)
+
+    monkeypatch.setattr(SnapshotStore, "list", slow_for_first)
     report = world.fetch(strict=True, concurrency=1)
     assert [r.label for r in report.records] == [
         "failed: HTTP 404",

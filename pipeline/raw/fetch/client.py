@@ -226,10 +226,30 @@ class _Run:
     hosts: dict[str, asyncio.Semaphore] = field(default_factory=dict)
     resume_at: dict[str, float] = field(default_factory=dict)  # a host's Retry-After, monotonic
     keys: Keys = field(init=False)
+    latest: dict[str, SnapshotMeta | None] = field(default_factory=dict)  # see read_latest
 
     def __post_init__(self) -> None:
         self.overall = asyncio.Semaphore(self.options.concurrency)
         self.keys = Keys(state.key for state in self.key_states.values() if state.key)
+
+    async def read_latest(self, sources: list[Source]) -> None:
+        """Each page source's latest snapshot, read before any request starts.
+
+        Off the event loop, like store.add: it reads metadata and may rewrite the index. All
+        of them first, so that requests then queue for their slots in the sources' order:
+        with --strict, one at a time, the first failure skips every source after it.
+        """
+
+        def latest_of(source: Source) -> SnapshotMeta | None:
+            problems: list[str] = []  # unreadable metadata of old snapshots must not block
+            existing = self.store.list(source.id, errors=problems)
+            for problem in problems:
+                self._say(f"fetch {source.id}: warning: snapshot skipped: {problem}")
+            return existing[-1] if existing else None
+
+        pages = [source for source in sources if not source.polls]
+        found = await asyncio.gather(*(asyncio.to_thread(latest_of, page) for page in pages))
+        self.latest.update(zip((page.id for page in pages), found, strict=True))
 
     def _host_slot(self, host: str) -> asyncio.Semaphore:
         return self.hosts.setdefault(host.lower(), asyncio.Semaphore(self.options.per_host))
@@ -295,12 +315,7 @@ class _Run:
             return self._record(source, "skipped", state.missing)  # no request: nothing to say
         if source.polls:
             return await self._poll(source, state)
-        problems: list[str] = []  # unreadable metadata of old snapshots must not block a fetch
-        # off the event loop, like store.add: it reads metadata and may rewrite the index
-        existing = await asyncio.to_thread(self.store.list, source.id, errors=problems)
-        for problem in problems:
-            self._say(f"fetch {source.id}: warning: snapshot skipped: {problem}")
-        latest = existing[-1] if existing else None
+        latest = self.latest.get(source.id)
         conditional = conditional_headers(latest, source)
         spec = FORMATS[source.format]
         headers = {"Accept": ", ".join((*spec.content_types, "*/*;q=0.1")), **conditional}
@@ -662,6 +677,7 @@ async def _fetch_all(
     ) as client:
         store = SnapshotStore(settings.raw_dir)
         run = _Run(store, client, options, strict, registry, states)
+        await run.read_latest(sources)
         return list(await asyncio.gather(*(run.fetch(source) for source in sources)))
 
 
