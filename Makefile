@@ -38,8 +38,11 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
+# The test files are spread over the cores (pytest-xdist); one file stays on one worker, so its
+# module fixtures are built once. TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= auto
 test: install browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 lint: install
 	$(BIN)/ruff check pipeline tests
