@@ -46,7 +46,9 @@ def test_the_bytes_of_every_bundled_export_are_the_standard_librarys(built):
 
 
 @pytest.mark.parametrize(
-    "value", [datetime(2026, 1, 1, tzinfo=UTC), {1, 2}, object(), b"bytes"], ids=repr
+    "value",
+    [datetime(2026, 1, 1, tzinfo=UTC), {1, 2}, object(), b"bytes"],
+    ids=lambda value: type(value).__name__,
 )
 def test_what_the_standard_library_refuses_is_refused(value):
     with pytest.raises(TypeError):
