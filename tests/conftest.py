@@ -92,7 +92,7 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
 
 def build_into(root: Path, as_of=None) -> Settings:
     """Copy the bundled snapshots under `root` and run the real build (Dagster, in-process)."""
-    from pipeline.dagster.runner import execute
+    from pipeline.dagster.envelope import execute
 
     warehouse = root / "warehouse"
     if not (warehouse / "raw").exists():

@@ -15,8 +15,8 @@ import pytest
 from conftest import UP_TO_CORE, failures, materialize, progress_lines
 from test_build import AA_PAGE, add_kimi_page, add_page, copy_of, release_bytes
 
+from pipeline.dagster.envelope import execute
 from pipeline.dagster.fingerprint import build_fingerprint
-from pipeline.dagster.runner import execute
 from pipeline.extract import PARSERS
 from pipeline.extract.base import Parser, SnapshotInput
 from pipeline.raw.snapshots import SnapshotStore

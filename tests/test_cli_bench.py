@@ -172,7 +172,7 @@ FAKE_BUILD = """
 import json, os, pathlib, sys, uuid
 report = pathlib.Path(os.environ["SPEEDBOOK_WAREHOUSE"]) / "build_report.json"
 behaviour = sys.argv[1]
-if behaviour == "skips":  # what pipeline/runner.py reports when it skips the build
+if behaviour == "skips":  # what pipeline/dagster/envelope.py reports when it skips the build
     print("[   0.1s] nothing new since the last build: release 2026.01.03 stands", file=sys.stderr)
 elif behaviour == "identical":  # ran every stage; the release step found nothing to publish
     print("nothing new: identical to release 2026.01.03")

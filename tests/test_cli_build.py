@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 
 def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bad input must be refused before any build starts."""
-    import pipeline.dagster.runner
+    import pipeline.dagster.envelope
 
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("a build started")
 
-    monkeypatch.setattr(pipeline.dagster.runner, "execute", fail)
+    monkeypatch.setattr(pipeline.dagster.envelope, "execute", fail)
 
 
 @pytest.mark.parametrize(
@@ -53,3 +57,20 @@ def test_strict_and_keep_going_exclude_each_other(settings, cli, monkeypatch):
     result = cli("build", "--strict", "--keep-going")
     assert result.status == 2
     assert "not allowed with argument" in result.err
+
+
+def test_the_command_line_parser_imports_no_dagster_and_no_release_code():
+    """Every command module is imported to build the parser: what only `run` needs stays in
+    `run` (pipeline/cli/__init__.py), or every `speedbook build` pays for it."""
+    program = (
+        "import json, sys\n"
+        "from pipeline.cli import build_parser\n"
+        "build_parser()\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    heavy = {"dagster", "pandas", "pandera", "pyarrow", "pydantic", "jinja2"}
+    assert sorted({name.split(".")[0] for name in loaded} & heavy) == []
+    assert [name for name in loaded if name.startswith("pipeline.release")] == []

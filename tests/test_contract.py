@@ -16,7 +16,7 @@ import pytest
 from conftest import BUNDLED_RAW
 from pydantic import ValidationError
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.release.changelog import compare, render_markdown, summary_line
 from pipeline.release.contract import MODELS, SCHEMA_VERSION, read_release
 from pipeline.release.contract.legacy import upgrade

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import BUNDLED_RAW
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
 from pipeline.release.publish import (
     PAUSE_ENV,

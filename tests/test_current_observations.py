@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 from test_build import AA_PAGE, PAGE_TIME, add_page, copy_of
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.settings import Settings
 from pipeline.warehouse.connection import connect

@@ -19,13 +19,8 @@ from test_build import copy_of
 
 import pipeline.dagster.assets.core as core_assets
 import pipeline.dagster.resources as resources
-from pipeline.dagster.runner import (
-    REPORT_FILE,
-    dagster_instance,
-    execute,
-    instance_yaml,
-    stage_seconds,
-)
+from pipeline.dagster.envelope import REPORT_FILE, execute
+from pipeline.dagster.runner import dagster_instance, instance_yaml, stage_seconds
 from pipeline.raw.snapshots import META_SUFFIX
 from pipeline.sources.registry import load_registry
 from pipeline.support.progress import LOGGER, log_to_stderr

@@ -27,7 +27,7 @@ from api_world import (
 from conftest import BUNDLED_RAW, progress_lines
 from http_fixtures import by_key, keyed, ok, status
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.support.settings import Settings
 
 FETCHED = ("openrouter-endpoints", "openrouter-providers", "artificial-analysis-api", "models-dev")

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 from mart_warehouse import DAY, Snapshot, Warehouse, observation, rows, snapshot_id
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
 from pipeline.release.queries import read_inputs
 from pipeline.sources.registry import load_registry

@@ -9,7 +9,8 @@ import pytest
 from test_build import add_kimi_page, copy_of
 
 import pipeline.warehouse.marts as marts
-from pipeline.dagster.runner import dagster_instance, execute
+from pipeline.dagster.envelope import execute
+from pipeline.dagster.runner import dagster_instance
 from pipeline.warehouse.marts import MART_SQL, apply_marts
 
 TABLE_FILE = "11_current_figures_table.sql"

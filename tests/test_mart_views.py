@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from conftest import build_into
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.raw.outcomes import record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from test_build import add_kimi_page, copy_of
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.warehouse.partitions import PARTITIONED, PRINTS, partition_days
 

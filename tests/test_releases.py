@@ -44,7 +44,7 @@ AA_LLAMA = "aa-llama-3-3-instruct-70b"
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
 JUNE, NOVEMBER, NOVEMBER_1 = "2026.06.28", "2026.11.29", "2026.11.29.1"
 STEPS = ("june", "all", "again", "forced", "groq")
-# what the runner says when the build fingerprint matches (pipeline/runner.py), and what the
+# what a build says when its fingerprint matches (pipeline/dagster/envelope.py), and what the
 # publish step says when the exports equal the newest release of their data date
 FINGERPRINT_SKIP = f"nothing new since the last build: release {NOVEMBER} stands"
 PUBLISH_SKIP = f"nothing new: identical to release {NOVEMBER}"

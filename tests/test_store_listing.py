@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import BUNDLED_RAW
 
-from pipeline.dagster.runner import execute
+from pipeline.dagster.envelope import execute
 from pipeline.raw.inventory import Listing, citation_check, scope_problem, take_inventory
 from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
 from pipeline.sources.registry import load_registry

@@ -24,14 +24,15 @@ import lxml.html
 
 from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.bench.poll_corpus import PollCorpus
-from pipeline.dagster.runner import REPORT_FILE
+from pipeline.dagster.envelope import REPORT_FILE
 from pipeline.raw.snapshots import COMPRESSED_SUFFIX, MAX_SNAPSHOT_BYTES, decompress
 from pipeline.warehouse.connection import connect
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
-# What pipeline/runner.py `execute` reports when it skips a build (keep the two in step). Not just
-# "nothing new": a build that runs every stage and publishes no new release prints "nothing new:
-# identical to release ..." (pipeline/release/publish.py), and that build was not skipped.
+# What pipeline/dagster/envelope.py `execute` reports when it skips a build (keep the two in
+# step). Not just "nothing new": a build that runs every stage and publishes no new release
+# prints "nothing new: identical to release ..." (pipeline/release/publish.py), and that build
+# was not skipped.
 SKIPPED_LINE = "nothing new since the last build"
 
 

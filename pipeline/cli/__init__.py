@@ -1,5 +1,9 @@
 """The `speedbook` command line. Each subcommand is a module of this package with
-`NAME`, `HELP`, `configure(parser)` and `run(args, settings) -> exit status`."""
+`NAME`, `HELP`, `configure(parser)` and `run(args, settings) -> exit status`.
+
+Every command module is imported to build the parser, so each imports at its top only what
+`configure` needs and leaves the rest (Dagster, the release code) to `run`: `speedbook build`
+with nothing new, every half hour, then costs its own work and not every command's imports."""
 
 from __future__ import annotations
 

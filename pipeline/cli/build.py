@@ -25,7 +25,7 @@ from pipeline.support.settings import Settings
 from pipeline.warehouse.swap import AS_OF_DATABASE, BuildRefused
 
 if TYPE_CHECKING:
-    from pipeline.dagster.runner import BuildOutcome
+    from pipeline.dagster.envelope import BuildOutcome
 
 PUBLISHED_WITH_UNUSED = 4  # built, but some newer snapshot could not be used
 SUMMARY_NOTES = 5  # notes the summary prints; the changelog and mart.source_health have all
@@ -118,7 +118,7 @@ def parse_as_of(text: str | None) -> datetime | None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from pipeline.dagster.runner import execute
+    from pipeline.dagster.envelope import execute
 
     as_of = parse_as_of(args.as_of)
     if as_of is not None and as_of > datetime.now(UTC) + timedelta(days=1):

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pipeline.release.changelog import UnreadableRelease, compare, parse_release, render_markdown
-from pipeline.release.contract import Release
-from pipeline.release.publish import ReleaseDamaged, find_release, list_versions, read_release
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
+
+if TYPE_CHECKING:
+    from pipeline.release.contract import Release
 
 NAME = "diff"
 HELP = "show what changed between two releases (default: the two newest)"
@@ -36,6 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _pick(exports: Path, old: str | None, new: str | None) -> tuple[Path, Path]:
+    from pipeline.release.publish import find_release, list_versions
+
     versions = list_versions(exports)
     try:
         if old is None:
@@ -55,6 +58,9 @@ def _pick(exports: Path, old: str | None, new: str | None) -> tuple[Path, Path]:
 
 
 def _read(folder: Path) -> Release:
+    from pipeline.release.changelog import UnreadableRelease, parse_release
+    from pipeline.release.publish import ReleaseDamaged, read_release
+
     try:
         return parse_release(read_release(folder))
     except ReleaseDamaged as error:
@@ -64,6 +70,8 @@ def _read(folder: Path) -> Release:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipeline.release.changelog import compare, render_markdown
+
     old_folder, new_folder = _pick(settings.exports, args.old, args.new)
     changes = compare(_read(old_folder), _read(new_folder))
     if args.json:

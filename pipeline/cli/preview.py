@@ -9,8 +9,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pipeline.release import publish
-from pipeline.release.contracts import problems
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
 
@@ -46,6 +44,9 @@ def read_release(directory: Path) -> dict[str, dict[str, Any]]:
     against datapackage.json, as `diff` and `releases` do) and valid against today's schemas."""
     if not directory.is_dir():
         raise CommandError(f"{directory}: no such release folder (run `speedbook build` first)")
+    from pipeline.release import publish
+    from pipeline.release.contracts import problems
+
     try:
         documents = publish.read_release(directory)
     except publish.ReleaseDamaged as error:

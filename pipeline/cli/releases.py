@@ -8,14 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.cli.tables import render_table
-from pipeline.release.changelog import UnreadableRelease, compare, release_info, summary_line
-from pipeline.release.publish import (
-    CHANGES_JSON,
-    ReleaseDamaged,
-    latest_version,
-    list_versions,
-    read_release,
-)
 from pipeline.support.settings import Settings
 
 NAME = "releases"
@@ -35,6 +27,9 @@ def _stored_summary(folder: Path, previous: str | None) -> str | None:
     """The summary from the release's own changes.json, if it compares with `previous` and is
     complete: one written before cited snapshots were compared lacks "snapshots", and its
     summary could say "no content changed" of a release that cites other snapshots."""
+    from pipeline.release.changelog import summary_line
+    from pipeline.release.publish import CHANGES_JSON
+
     try:
         changes = json.loads((folder / CHANGES_JSON).read_text(encoding="utf-8"))
         current = changes.get("first_release") or "snapshots" in changes
@@ -48,6 +43,9 @@ def _stored_summary(folder: Path, previous: str | None) -> str | None:
 def release_rows(exports: Path) -> list[dict[str, Any]]:
     """One row per release folder, oldest first. The summary compares with the newest readable
     release before it; changes.json supplies it when it compares with that same release."""
+    from pipeline.release.changelog import UnreadableRelease, compare, release_info, summary_line
+    from pipeline.release.publish import ReleaseDamaged, latest_version, list_versions, read_release
+
     latest = latest_version(exports)
     rows: list[dict[str, Any]] = []
     previous: tuple[str, dict[str, Any]] | None = None

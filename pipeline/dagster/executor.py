@@ -1,5 +1,5 @@
 """The executor of runs launched from the Dagster UI: one step at a time, each in its own process,
-inside the same envelope as `speedbook build` (pipeline/dagster/runner.py): the warehouse lock
+inside the same envelope as `speedbook build` (pipeline/dagster/envelope.py): the warehouse lock
 for the whole run, a working copy of the warehouse that every step writes
 (pipeline/warehouse/swap.py), swapped in only when every step succeeded.
 

@@ -1,41 +1,26 @@
-"""Run the asset graph in-process against the persistent Dagster instance under the warehouse,
-and write a build report (stage timings, outcome) beside the warehouse.
-
-A build holds the warehouse lock for its whole run, refuses up front what has nothing to read,
-and runs against a working copy of the warehouse that it swaps in only when the run succeeded
-(pipeline/warehouse/swap.py): the envelope a run launched from the UI gets from the job's
-executor (pipeline/dagster/executor.py). What failed comes back as a few `Problem`s, each
-naming the fix, for a summary a person can act on; the run's full log stays in the instance."""
+"""Run the asset graph in-process against the persistent Dagster instance under the warehouse:
+what `speedbook build` does inside its envelope (pipeline/dagster/envelope.py: the lock, the
+nothing-new check, the working copy, the build report). What failed comes back as a few
+`Problem`s, each naming the fix, for a summary a person can act on; the run's full log stays in
+the instance."""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
-import resource
-import time
-import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import dagster as dg
 
-from pipeline.dagster.fingerprint import build_fingerprint
+from pipeline.dagster.envelope import NOTES_KEPT, STRICT_FIX, BuildOutcome, Problem
 from pipeline.dagster.schedules import WAREHOUSE_TAG
-from pipeline.raw.inventory import scope_problem
 from pipeline.support.limits import TEXT_CHARS, capped_text
-from pipeline.support.locking import warehouse_lock
 from pipeline.support.progress import LOGGER, report
 from pipeline.support.settings import Settings
 from pipeline.support.timing import STAGE_METADATA, total_seconds
-from pipeline.warehouse.swap import (
-    BuildRefused,
-    clean_working_copies,
-    target_database,
-    working_copy,
-)
 
 INSTANCE_HEADER = "# Written by `speedbook build`."
 
@@ -71,9 +56,6 @@ concurrency:
 """
 
 
-REPORT_FILE = "build_report.json"
-
-
 def dagster_instance(settings: Settings) -> dg.DagsterInstance:
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
@@ -90,147 +72,7 @@ def dagster_instance(settings: Settings) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_config(str(home))
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing that failed, for the build's summary: what, why (one line), and the fix."""
-
-    what: str  # a step or a check: `core_tables`, `out_inference.matches_json_schema`
-    message: str
-    fix: str
-
-
-@dataclass
-class BuildOutcome:
-    success: bool
-    run_id: str
-    failures: list[str] = field(default_factory=list)
-    failed_checks: list[str] = field(default_factory=list)
-    skipped: bool = False  # nothing changed since the last successful build: no run at all
-    stages: dict[str, float] = field(default_factory=dict)
-    wall_seconds: float = 0.0
-    problems: list[Problem] = field(default_factory=list)
-    release: str | None = None
-    published: bool = False
-    message: str = ""  # the release step's line: what it published, or "nothing new: ..."
-    # snapshots newer than the one their source is read from that could not be used (rejected,
-    # damaged), as the changelog words them; capped, `not_used` counts them all
-    notes: list[str] = field(default_factory=list)
-    not_used: int = 0
-    warehouse_copy_seconds: float = 0.0
-    warehouse_copy_written_bytes: int = 0  # under the warehouse's size when a spare was reused
-    warehouse_commit_seconds: float = 0.0
-    warehouse_compacted: bool = False  # the commit wrote the database afresh (free space)
-
-
-def _last_report(settings: Settings) -> dict:
-    try:
-        return json.loads((settings.warehouse / REPORT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_report(settings: Settings, record: dict) -> None:
-    path = settings.warehouse / REPORT_FILE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _nothing_new(settings: Settings, fingerprint: str, as_of: datetime | None) -> bool:
-    last = _last_report(settings)
-    release = last.get("release")
-    return (
-        last.get("success") is True
-        and last.get("fingerprint") == fingerprint
-        # a deleted warehouse is rebuilt, not reported current
-        and target_database(settings, as_of).is_file()
-        and isinstance(release, str)
-        and (settings.exports / release / "datapackage.json").is_file()
-        and (settings.exports / "latest").is_dir()
-    )
-
-
-NOTES_KEPT = 20  # notes a build report and an outcome keep; `not_used` counts them all
-
-
-def execute(
-    settings: Settings,
-    as_of: datetime | None = None,
-    *,
-    force: bool = False,
-    strict: bool = False,
-    wait: float = 0.0,
-    verbose: bool = False,
-) -> BuildOutcome:
-    """Build unless nothing changed since the last successful build (then return at once).
-
-    Holds the warehouse lock throughout (LockBusy after `wait` seconds); refuses, with
-    BuildRefused and before any run starts, a warehouse with nothing to read or one another
-    process has open for writing. `strict`: no release while a snapshot newer than the one its
-    source is read from was rejected or damaged. `verbose`: Dagster's own log on stderr too."""
-    started = time.perf_counter()
-    problem = scope_problem(settings.raw_dir, as_of)  # before the lock creates any folder
-    if problem is not None:
-        raise BuildRefused(problem)
-    with warehouse_lock(settings.lock_file, wait):
-        fingerprint = build_fingerprint(settings, as_of)
-        if not force and _nothing_new(settings, fingerprint, as_of):
-            return _skipped(settings, strict, time.perf_counter() - started)
-        for path in clean_working_copies(settings.warehouse):
-            report(f"removed the database a killed build left: {path}")
-        run_id = str(uuid.uuid4())  # known before the run: it names the run's working copy
-        with working_copy(settings, as_of, run_id) as working:
-            outcome = _run(settings, as_of, run_id, strict=strict, verbose=verbose)
-            if outcome.success:
-                working.commit()
-                report(f"warehouse committed: {working.target} ({working.summary()})")
-        outcome.warehouse_copy_seconds = working.copy_seconds
-        outcome.warehouse_copy_written_bytes = working.copy_written_bytes
-        outcome.warehouse_commit_seconds = working.commit_seconds
-        outcome.warehouse_compacted = working.compacted
-        outcome.wall_seconds = round(time.perf_counter() - started, 3)
-        _write_report(
-            settings,
-            {
-                "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "as_of": as_of.isoformat() if as_of else None,
-                "fingerprint": fingerprint if outcome.success else None,
-                "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-                **asdict(outcome),
-            },
-        )
-    return outcome
-
-
-def _skipped(settings: Settings, strict: bool, seconds: float) -> BuildOutcome:
-    """Nothing changed since the last successful build: its release stands, and so do the
-    snapshots it could not use (a --strict build refuses them as it would have then)."""
-    last = _last_report(settings)
-    release = last["release"]
-    report(f"nothing new since the last build: release {release} stands")
-    notes = [str(n) for n in last.get("notes") or []]
-    not_used = int(last.get("not_used") or 0)
-    if strict and not_used:
-        problem = Problem(
-            "out_release",
-            f"not published (--strict): {not_used} snapshot(s) could not be used",
-            STRICT_FIX,
-        )
-        return BuildOutcome(
-            False, str(last.get("run_id") or ""), problems=[problem], notes=notes, not_used=not_used
-        )
-    return BuildOutcome(
-        True,
-        "",
-        skipped=True,
-        wall_seconds=round(seconds, 3),
-        release=release,
-        notes=notes,
-        not_used=not_used,
-    )
-
-
-def _run(
+def run_graph(
     settings: Settings, as_of: datetime | None, run_id: str, *, strict: bool, verbose: bool
 ) -> BuildOutcome:
     from pipeline.dagster.graph import BUILD_JOB, build_definitions
@@ -345,12 +187,6 @@ def _failure_message(event: dg.DagsterEvent) -> str:
     if rest and "." in head and " " not in head:
         text = rest
     return capped_text(text, 500)
-
-
-STRICT_FIX = (
-    "fix the parser (pipeline/extract/) or withdraw the snapshot (`speedbook snapshot remove "
-    "SOURCE_ID SNAPSHOT_ID`), or build without --strict"
-)
 
 
 def check_fix(name: str) -> str:
