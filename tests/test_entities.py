@@ -327,7 +327,8 @@ def test_a_labels_display_name_is_its_most_used_with_ties_broken_by_text():
     import duckdb
     import pandas as pd
 
-    from pipeline.normalise.labels import LabelColumn, _labels
+    from pipeline.normalise.label_uses import label_uses, refresh_label_uses
+    from pipeline.normalise.labels import LabelColumn
 
     spec = LabelColumn("model", "models_dev_offers", "platform_model_id", True, "name")
     rows = [("s/1", "m-1", "Zed"), ("s/1", "m-1", "Alpha"), ("s/2", "m-1", "Alpha")]
@@ -344,9 +345,14 @@ def test_a_labels_display_name_is_its_most_used_with_ties_broken_by_text():
                 "INSERT INTO staging.models_dev_offers VALUES (?, 'models-dev', ?, ?)", order
             )
             con.execute(
+                "CREATE TABLE staging.extractions AS SELECT unnest(['s/1', 's/2', 's/3', 's/9']) "
+                "AS snapshot_id, TIMESTAMPTZ '2026-11-29 08:00:00+00' AS extracted_at"
+            )
+            con.execute(
                 "CREATE TABLE build_scope AS SELECT unnest(['s/1', 's/2', 's/3']) AS snapshot_id"
             )
-            table = _labels(con, spec).set_index("label")
+            refresh_label_uses(con, (spec,))  # counted per snapshot, then summed
+            table = label_uses(con, spec).set_index("label")
         assert table.loc["m-1", "name"] == "Alpha"  # used twice
         assert table.loc["m-2", "name"] == "Able"  # a tie: the first by text
         assert pd.isna(table.loc["m-3", "name"])  # no name given: none made up

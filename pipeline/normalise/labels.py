@@ -21,6 +21,7 @@ import pandas as pd
 
 from pipeline.extract.staging import scope_build
 from pipeline.normalise.entities import UNRESOLVED, UNREVIEWED, Resolver, alias_key
+from pipeline.normalise.label_uses import label_uses, refresh_label_uses
 from pipeline.normalise.reviewed import Platform
 from pipeline.normalise.variants import parse_variant, tag_variant
 
@@ -100,33 +101,6 @@ class LabelReport:
         return self.resolutions[self.resolutions["status"] == UNREVIEWED]
 
 
-def _labels(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
-    """Distinct labels of one column (with their most used display name, ties broken by text so
-    the same staging always gives the same name), over the snapshots the build reads
-    (`build_scope`)."""
-    name = f"t.{spec.name_column}" if spec.name_column else "NULL"
-    return con.execute(
-        f"""
-        WITH used AS (
-            SELECT t.{spec.column} AS label, {name} AS name, t.source_id
-            FROM staging.{spec.table} AS t
-            SEMI JOIN build_scope AS e ON e.snapshot_id = t.snapshot_id
-            WHERE t.{spec.column} IS NOT NULL
-        ),
-        named AS (
-            SELECT label, name, count(*) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
-        ),
-        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label)
-        SELECT u.label, any_value(b.name) AS name,
-               string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id) AS sources,
-               count(*) AS uses
-        FROM used AS u
-        LEFT JOIN best AS b USING (label)
-        GROUP BY u.label
-        """
-    ).df()
-
-
 def _platform_resolution(
     label: str, platforms: tuple[Platform, ...]
 ) -> tuple[str | None, str | None]:
@@ -184,13 +158,15 @@ def resolve_labels(
     platforms: tuple[Platform, ...],
     snapshot_ids: Iterable[str],
 ) -> LabelReport:
-    """Resolve the labels of the build's snapshots (`snapshot_ids`: its inventory).
+    """Resolve the labels of the build's snapshots (`snapshot_ids`: its inventory), from the
+    kept counts of each label (label_uses.py: only the snapshots not counted yet are read).
     Suggestions are computed only for the unresolved names a report shows (the most used
     `MAX_SUGGESTED`), never for every unknown name of a large catalogue."""
     scope_build(con, snapshot_ids)
+    refresh_label_uses(con, LABEL_COLUMNS)
     collected: dict[tuple[str, str], dict[str, object]] = {}
     for spec in LABEL_COLUMNS:
-        for row in _labels(con, spec).itertuples(index=False):
+        for row in label_uses(con, spec).itertuples(index=False):
             # a text can be both a prose label and a stable id: resolved apart, joined apart
             key = (spec.kind, row.label, spec.stable)
             entry = collected.setdefault(

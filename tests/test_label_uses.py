@@ -1,0 +1,109 @@
+"""The kept label counts (pipeline/normalise/label_uses.py) equal a count of the staged rows of
+the build's scope, however the scope and the staging changed since they were kept."""
+
+import shutil
+
+import duckdb
+import pytest
+
+from pipeline.extract.staging import scope_build
+from pipeline.normalise.label_uses import label_uses, refresh_label_uses
+from pipeline.normalise.labels import LABEL_COLUMNS, LabelColumn
+from pipeline.support.settings import Settings
+
+
+@pytest.fixture
+def staging(built: Settings, tmp_path) -> duckdb.DuckDBPyConnection:
+    path = tmp_path / "w.duckdb"
+    shutil.copy(built.database, path)
+    return duckdb.connect(str(path))
+
+
+def counted_afresh(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tuple]:
+    """What the kept counts replace: the staged rows of the scope, counted."""
+    name = f"t.{spec.name_column}" if spec.name_column else "NULL"
+    return con.execute(
+        f"""
+        WITH used AS (
+            SELECT t.{spec.column} AS label, {name} AS name, t.source_id
+            FROM staging.{spec.table} AS t SEMI JOIN build_scope USING (snapshot_id)
+            WHERE t.{spec.column} IS NOT NULL
+        ),
+        named AS (
+            SELECT label, name, count(*) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
+        ),
+        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label)
+        SELECT u.label, any_value(b.name),
+               string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id), count(*)
+        FROM used AS u LEFT JOIN best AS b USING (label)
+        GROUP BY u.label ORDER BY u.label
+        """
+    ).fetchall()
+
+
+def kept(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tuple]:
+    frame = label_uses(con, spec).sort_values("label")
+    return [
+        (r.label, None if r.name is None else r.name, r.sources, int(r.uses))
+        for r in frame.itertuples(index=False)
+    ]
+
+
+def assert_kept_counts_are_the_staged_rows(con: duckdb.DuckDBPyConnection) -> None:
+    for spec in LABEL_COLUMNS:
+        assert kept(con, spec) == counted_afresh(con, spec), spec
+
+
+def test_kept_counts_follow_the_scope_and_every_change_of_staging(staging):
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    scope_build(con, ids)
+    assert refresh_label_uses(con, LABEL_COLUMNS) == 0  # the build counted them all
+    assert_kept_counts_are_the_staged_rows(con)
+    labelled = [spec for spec in LABEL_COLUMNS if counted_afresh(con, spec)]
+    assert len(labelled) >= 8  # the bundled corpus stages most labelled columns
+
+    scope_build(con, ids[::2])  # an --as-of build reads fewer snapshots: nothing to count
+    assert refresh_label_uses(con, LABEL_COLUMNS) == 0
+    assert_kept_counts_are_the_staged_rows(con)
+
+    # a snapshot extracted again (a newer parser) stages other labels: it is counted again
+    spec = labelled[0]
+    (again,) = con.execute(
+        f"SELECT snapshot_id FROM staging.{spec.table} ORDER BY snapshot_id LIMIT 1"
+    ).fetchone()
+    con.execute(
+        f"UPDATE staging.{spec.table} SET {spec.column} = {spec.column} || ' (renamed)' "
+        "WHERE snapshot_id = ?",
+        [again],
+    )
+    con.execute(
+        "UPDATE staging.extractions SET extracted_at = extracted_at + INTERVAL 1 SECOND "
+        "WHERE snapshot_id = ?",
+        [again],
+    )
+    scope_build(con, ids)
+    assert refresh_label_uses(con, LABEL_COLUMNS) == len(LABEL_COLUMNS)  # once per column
+    assert_kept_counts_are_the_staged_rows(con)
+    assert any(str(row[0]).endswith(" (renamed)") for row in kept(con, spec))
+
+    # a snapshot no longer extracted (its staging table rebuilt) is forgotten
+    con.execute("DELETE FROM staging.extractions WHERE snapshot_id = ?", [again])
+    scope_build(con, ids)
+    assert refresh_label_uses(con, LABEL_COLUMNS) == 0
+    left = con.execute(
+        "SELECT count(*) FROM staging.label_uses WHERE snapshot_id = ?", [again]
+    ).fetchone()
+    assert left == (0,)
+    assert_kept_counts_are_the_staged_rows(con)
+
+
+def test_a_column_not_counted_yet_is_counted_for_every_snapshot(staging):
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    con.execute("DELETE FROM staging.label_uses")
+    con.execute("DELETE FROM staging.label_counted")
+    scope_build(con, ids)
+    in_scope = con.execute("SELECT count(*) FROM build_scope").fetchone()[0]
+    assert refresh_label_uses(con, LABEL_COLUMNS) == in_scope * len(LABEL_COLUMNS)
+    assert_kept_counts_are_the_staged_rows(con)
