@@ -55,7 +55,7 @@ def test_every_core_table_and_mart_view_is_written(warehouse, written):
     expected = {f"core/{t}.parquet" for t in tables if t not in PARTITIONED}
     expected |= {f"mart/{v}.parquet" for v in views if v not in NOT_EXPORTED}
     assert set(views) >= NOT_EXPORTED  # left out on purpose: they restate core.observations
-    partitions = {p for p in counts if p.count("/") == 3}  # core/<table>/<day>/data_0.parquet
+    partitions = {p for p in counts if p.count("/") == 3}  # core/<table>/<day>/data_<HH>.parquet
     assert set(counts) - partitions == expected
     assert {"mart/leaderboard.parquet", "mart/peak_vs_live.parquet", "core/claims.parquet"} <= set(
         counts
@@ -67,7 +67,7 @@ def test_every_core_table_and_mart_view_is_written(warehouse, written):
 def test_read_back_equals_the_warehouse(warehouse, written):
     target, counts = written
     for path, rows in counts.items():
-        if path.count("/") == 3:  # a day of a partitioned table
+        if path.count("/") == 3:  # an hour of a partitioned table
             continue
         schema, name = path.removesuffix(".parquet").split("/")
         source = f"SELECT * FROM {schema}.{name}"
@@ -79,18 +79,17 @@ def test_read_back_equals_the_warehouse(warehouse, written):
 
 
 @pytest.mark.parametrize("table", sorted(PARTITIONED))
-def test_the_tables_that_grow_are_partitioned_by_day_in_hive_layout(warehouse, written, table):
+def test_the_tables_that_grow_are_partitioned_by_day_in_hive_layout_a_file_per_hour(
+    warehouse, written, table
+):
     target, counts = written
-    days = [
-        r[0]
-        for r in warehouse.execute(
-            f"SELECT DISTINCT strftime(observed_at, '%Y-%m-%d') FROM core.{table} ORDER BY 1"
-        ).fetchall()
-    ]
-    assert days, f"core.{table} is empty in the bundled warehouse"
-    assert sorted(p for p in counts if p.startswith(f"core/{table}/")) == [
-        f"core/{table}/observed_date={m}/data_0.parquet" for m in days
-    ]
+    hours = warehouse.execute(
+        f"SELECT DISTINCT strftime(timezone('UTC', observed_at), '%Y-%m-%d'), "
+        f"strftime(timezone('UTC', observed_at), '%H') FROM core.{table} ORDER BY ALL"
+    ).fetchall()
+    assert hours, f"core.{table} is empty in the bundled warehouse"
+    files = [f"core/{table}/observed_date={day}/data_{hh}.parquet" for day, hh in hours]
+    assert sorted(p for p in counts if p.startswith(f"core/{table}/")) == files
     copy = f"read_parquet('{target}/core/{table}/*/*.parquet', hive_partitioning = true)"
     assert same_rows(
         warehouse,
@@ -101,9 +100,9 @@ def test_the_tables_that_grow_are_partitioned_by_day_in_hive_layout(warehouse, w
         f"SELECT count(*) FROM {copy} WHERE observed_date <> strftime(observed_at, '%Y-%m-%d')"
     ).fetchone()[0]
     assert misfiled == 0
-    # a day's file does not repeat the partition column (Spark and Trino take it from the path)
-    one_day = target / "core" / table / f"observed_date={days[0]}" / "data_0.parquet"
-    inside = warehouse.execute(f"SELECT name FROM parquet_schema('{one_day}')").fetchall()
+    # an hour's file does not repeat the partition column (Spark and Trino take it from the path)
+    one_hour = target / files[0]
+    inside = warehouse.execute(f"SELECT name FROM parquet_schema('{one_hour}')").fetchall()
     assert ("observed_at",) in inside and ("observed_date",) not in inside
 
 
@@ -119,7 +118,7 @@ def test_the_same_warehouse_writes_the_same_bytes(warehouse, written, tmp_path):
     assert warehouse.sql("SELECT 1").fetchall() == [(1,)]
 
 
-def test_unchanged_days_are_linked_from_the_earlier_release(warehouse, written, tmp_path):
+def test_unchanged_hours_are_linked_from_the_earlier_release(warehouse, written, tmp_path):
     first, counts = written
     second = tmp_path / "again"
     again = write_parquet(warehouse, second, reuse_from=first)
@@ -128,20 +127,20 @@ def test_unchanged_days_are_linked_from_the_earlier_release(warehouse, written, 
         if path.count("/") == 3:
             old, new = (first / path).stat(), (second / path).stat()
             assert (old.st_ino, old.st_dev) == (new.st_ino, new.st_dev), path
-    # a day whose rows differ is written again, never linked
+    # an hour whose rows differ is written again, never linked
     index = json.loads((first / "core/observations/_partitions.json").read_text())
-    day = sorted(index)[0]
-    index[day][1] += 1
+    hour = sorted(index)[0]
+    index[hour][1] += 1
     (first / "core/observations/_partitions.json").write_text(json.dumps(index))
     third = tmp_path / "third"
     write_parquet(warehouse, third, reuse_from=first)
-    changed = f"core/observations/observed_date={day}/data_0.parquet"
+    changed = f"core/observations/observed_date={hour[:10]}/data_{hour[11:]}.parquet"
     assert (third / changed).stat().st_ino != (first / changed).stat().st_ino
     assert (third / changed).read_bytes() == (first / changed).read_bytes()
 
 
 @pytest.mark.parametrize("damaged", ["[]", "null", '"x"', "{not json", ""])
-def test_a_damaged_partition_index_means_every_day_is_written_again(
+def test_a_damaged_partition_index_means_every_hour_is_written_again(
     warehouse, written, tmp_path, damaged
 ):
     first, counts = written

@@ -3,11 +3,11 @@
 Layout under the folder given:
 
     core/<table>.parquet                                    every core table, all history...
-    core/<table>/observed_date=YYYY-MM-DD/data_0.parquet    ...but those derived per snapshot
+    core/<table>/observed_date=YYYY-MM-DD/data_HH.parquet   ...but those derived per snapshot
                                                             (observations, model figures, both
                                                             offer tables), which grow with it:
                                                             Hive-partitioned by the UTC day of
-                                                            observed_at
+                                                            observed_at, one file per UTC hour
     mart/<view>.parquet                                     every mart view, as of the build
                                                             (but NOT_EXPORTED: the views that
                                                             restate core.observations)
@@ -16,12 +16,12 @@ Rows are sorted (observations by their id, other tables on every column), so the
 gives the same files, byte for byte (for the same DuckDB version, which the files name in their
 `created_by`). Timestamps are written as UTC instants.
 
-These tables grow by a poll or a day at a time while their older days stay as they were: a day
+These tables grow by a poll or a day at a time while their older hours stay as they were: an hour
 whose rows are unchanged since the release the files are reused from is hard-linked from it
-instead of written again, so a release after one more poll writes that poll's day, not its month
-(a month of half-hourly polls is 30 million rows). `_partitions.json` beside the day folders
-(ignored by Spark, Trino and Hive, which skip names starting with `_`) records each day's row
-count and content hash, which each build keeps (pipeline/warehouse/partitions.py).
+instead of written again, so a release after one more poll writes that poll's hour, not its day
+or month (a month of half-hourly polls is 30 million rows). `_partitions.json` beside the day
+folders (ignored by Spark, Trino and Hive, which skip names starting with `_`) records each
+hour's row count and content hash, which each build keeps (pipeline/warehouse/partitions.py).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 import duckdb
 
 from pipeline.warehouse.connection import catalog_objects, quote_literal
-from pipeline.warehouse.partitions import PARTITIONED, partition_days
+from pipeline.warehouse.partitions import PARTITIONED, partition_hours
 
 PARTITION_COLUMN = "observed_date"
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_HOUR = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
 PARTITION_INDEX = "_partitions.json"
 SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
@@ -75,7 +75,7 @@ def write_parquet(
 ) -> dict[str, int]:
     """Write every core table and mart view of the warehouse `con` is open on as Parquet under
     `target_dir` (which should be empty); return {path relative to target_dir: rows}.
-    `reuse_from`, an earlier release's Parquet folder, lends the days of the partitioned tables
+    `reuse_from`, an earlier release's Parquet folder, lends the hours of the partitioned tables
     that did not change."""
     target_dir = Path(target_dir)
     written: dict[str, int] = {}
@@ -104,7 +104,7 @@ def _previous_index(folder: Path | None) -> dict[str, list[int]]:
         index = json.loads((folder / PARTITION_INDEX).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return index if isinstance(index, dict) else {}  # damaged: every day is written again
+    return index if isinstance(index, dict) else {}  # damaged: every hour is written again
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -115,20 +115,27 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def _write_days(
-    con: duckdb.DuckDBPyConnection, table: str, column: str, days: list[str], folder: Path
+def _hour_file(hour: str) -> Path:
+    """Where an hour's rows go: its day's folder (the partition), a file named by the hour."""
+    day, hh = _HOUR.match(hour).groups()  # type: ignore[union-attr]
+    return Path(f"{PARTITION_COLUMN}={day}") / f"data_{hh}.parquet"
+
+
+def _write_hours(
+    con: duckdb.DuckDBPyConnection, table: str, column: str, hours: list[str], folder: Path
 ) -> None:
-    """One sorted file per day. The filter is a range of `column`, not its day's text, so the
-    scan skips the row groups of other days by their min and max (rows arrive in time order):
-    a filter on the day's text read the whole table once per day, 365 times for a year."""
+    """One sorted file per hour. The filter is a range of `column`, not its hour's text, so the
+    scan skips the row groups of other hours by their min and max (rows arrive in time order):
+    a filter on the text read the whole table once per file."""
     order = SORTED_BY.get(table, "ALL")
-    for day in days:
-        start = f"TIMESTAMPTZ '{day} 00:00:00+00'"
+    for hour in hours:
+        day, hh = _HOUR.match(hour).groups()  # type: ignore[union-attr]
+        start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
         query = (
             f"SELECT * FROM core.{table} "
-            f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 24 HOUR"
+            f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
         )
-        _copy(con, query, folder / f"{PARTITION_COLUMN}={day}" / "data_0.parquet", order=order)
+        _copy(con, query, folder / _hour_file(hour), order=order)
 
 
 def _write_partitioned(
@@ -138,25 +145,25 @@ def _write_partitioned(
     target_dir: Path,
     reuse_from: Path | None,
 ) -> dict[str, int]:
-    """One file per day in Hive layout; the partition column lives in the folder name only,
-    as Spark and Trino expect."""
-    days = partition_days(con, table)  # kept by the build: pipeline/warehouse/partitions.py
+    """One folder per day in Hive layout, one file per hour in it; the partition column lives
+    in the folder name only, as Spark and Trino expect."""
+    hours = partition_hours(con, table)  # kept by the build: pipeline/warehouse/partitions.py
     folder = target_dir / "core" / table
     donor = reuse_from / "core" / table if reuse_from is not None else None
     previous = _previous_index(donor)
     written: dict[str, int] = {}
     changed: list[str] = []
-    for day, fingerprint in days.items():
-        if day is None or not _DAY.match(day):
-            raise ValueError(f"core.{table}: cannot partition on {column} value day {day!r}")
-        relative = Path(f"{PARTITION_COLUMN}={day}") / "data_0.parquet"
-        if donor is not None and previous.get(day) == fingerprint and (donor / relative).is_file():
+    for hour, fingerprint in hours.items():
+        if hour is None or not _HOUR.match(hour):
+            raise ValueError(f"core.{table}: cannot partition on {column} value hour {hour!r}")
+        relative = _hour_file(hour)
+        if donor is not None and previous.get(hour) == fingerprint and (donor / relative).is_file():
             _link_or_copy(donor / relative, folder / relative)
         else:
-            changed.append(day)
+            changed.append(hour)
         written[(folder / relative).relative_to(target_dir).as_posix()] = fingerprint[0]
     folder.mkdir(parents=True, exist_ok=True)
     if changed:
-        _write_days(con, table, column, changed, folder)
-    (folder / PARTITION_INDEX).write_text(json.dumps(days, sort_keys=True) + "\n", "utf-8")
+        _write_hours(con, table, column, changed, folder)
+    (folder / PARTITION_INDEX).write_text(json.dumps(hours, sort_keys=True) + "\n", "utf-8")
     return written

@@ -1,14 +1,18 @@
-"""Row count and content hash of each UTC day of the tables that grow with the history, kept by
+"""Row count and content hash of each UTC hour of the tables that grow with the history, kept by
 each build instead of computed from the whole history at every release.
 
-The Parquet copy of a release (pipeline/release/parquet.py) writes the days whose rows changed
+The Parquet copy of a release (pipeline/release/parquet.py) writes the hours whose rows changed
 and hard-links the others from the release before. Telling them apart took a hash of every row
 of the history: at a quarter of half-hourly polls, 88 million rows and tens of seconds at every
-poll. `staging.partition_days` keeps the figures instead. A build that only added rows to a
-table computes again the days its new snapshots' rows fall on; a build that removed any row of
+poll. `staging.partition_hours` keeps the figures instead. A build that only added rows to a
+table computes again the hours its new snapshots' rows fall on; a build that removed any row of
 it (a snapshot no longer usable, read again, or every observation derived again) computes the
-table's days afresh, as does a warehouse without the table. Either way each figure is the same
-`count(*)` and `sum(hash(row))` over the day's rows.
+table's hours afresh, as does a warehouse without the table. Either way each figure is the same
+`count(*)` and `sum(hash(row))` over the hour's rows.
+
+Hours, not days: a release after one more poll then writes that poll's hour (two polls at most),
+where a day's file grew through the day to 48 polls and a million rows (at 90 days of polls,
+writing the day's observations took 3.1 s of every poll at 606,000 rows, by midday).
 """
 
 from __future__ import annotations
@@ -22,24 +26,26 @@ from pipeline.warehouse.connection import table_exists
 
 # the tables that grow with the history, and the column they are partitioned on
 PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
-PRINTS = "staging.partition_days"
+PRINTS = "staging.partition_hours"
+_FORMER = "staging.partition_days"  # an earlier build's figures, by day: dropped, not read
+HOUR_FORMAT = "%Y-%m-%dT%H"  # '2026-11-29T08'
 _CREATE = (
     f"CREATE TABLE IF NOT EXISTS {PRINTS} "
-    "(table_name VARCHAR NOT NULL, day VARCHAR, row_count BIGINT NOT NULL, content HUGEINT)"
+    "(table_name VARCHAR NOT NULL, hour VARCHAR, row_count BIGINT NOT NULL, content HUGEINT)"
 )
 
 
-def utc_day(column: str) -> str:
-    """SQL for the UTC day of a timestamp column, as 'YYYY-MM-DD'."""
-    # timezone('UTC', ...) makes the day independent of the session's time zone
-    return f"strftime(timezone('UTC', {column}), '%Y-%m-%d')"
+def utc_hour(column: str) -> str:
+    """SQL for the UTC hour of a timestamp column, as 'YYYY-MM-DDTHH'."""
+    # timezone('UTC', ...) makes the hour independent of the session's time zone
+    return f"strftime(timezone('UTC', {column}), '{HOUR_FORMAT}')"
 
 
 def _prints_sql(table: str, where: str = "TRUE") -> str:
     column = PARTITIONED[table]
     return (
-        f"SELECT {utc_day(column)} AS day, count(*) AS row_count, sum(hash(t)) AS content "
-        f"FROM core.{table} AS t WHERE {where} GROUP BY day"
+        f"SELECT {utc_hour(column)} AS hour, count(*) AS row_count, sum(hash(t)) AS content "
+        f"FROM core.{table} AS t WHERE {where} GROUP BY hour"
     )
 
 
@@ -51,51 +57,52 @@ def refresh_partitions(
     changed); `removed_from` the tables that lost rows since. Runs inside the caller's
     transaction, after the core tables are loaded."""
     fresh = not table_exists(con, PRINTS)
+    con.execute(f"DROP TABLE IF EXISTS {_FORMER}")
     con.execute(_CREATE)
     for table, column in PARTITIONED.items():
-        days = (
+        hours = (
             None
             if fresh or added is None or table in removed_from
             else [
                 row[0]
                 for row in con.execute(
-                    f"SELECT DISTINCT {utc_day(column)} FROM core.{table} "
+                    f"SELECT DISTINCT {utc_hour(column)} FROM core.{table} "
                     f"SEMI JOIN {added} USING (snapshot_id)"
                 ).fetchall()
             ]
         )
-        if days is None or None in days:  # a row without a time has no day: the check says so
+        if hours is None or None in hours:  # a row without a time has no hour: the check says so
             con.execute(f"DELETE FROM {PRINTS} WHERE table_name = ?", [table])
             con.execute(f"INSERT INTO {PRINTS} SELECT ?, * FROM ({_prints_sql(table)})", [table])
             continue
-        if not days:
+        if not hours:
             continue
-        # a range of the column, not the days' text, so the scan skips the other days' row
+        # a range of the column, not the hours' text, so the scan skips the other hours' row
         # groups by their min and max (rows arrive in time order)
         where = (
-            f"{column} >= timezone('UTC', ?::TIMESTAMP) "
-            f"AND {column} < timezone('UTC', ?::TIMESTAMP) + INTERVAL 24 HOUR "
-            f"AND {utc_day(column)} IN (SELECT unnest(?::VARCHAR[]))"
+            f"{column} >= timezone('UTC', strptime(?, '{HOUR_FORMAT}')) "
+            f"AND {column} < timezone('UTC', strptime(?, '{HOUR_FORMAT}')) + INTERVAL 1 HOUR "
+            f"AND {utc_hour(column)} IN (SELECT unnest(?::VARCHAR[]))"
         )
         con.execute(
-            f"DELETE FROM {PRINTS} WHERE table_name = ? AND day IN (SELECT unnest(?::VARCHAR[]))",
-            [table, days],
+            f"DELETE FROM {PRINTS} WHERE table_name = ? AND hour IN (SELECT unnest(?::VARCHAR[]))",
+            [table, hours],
         )
         con.execute(
             f"INSERT INTO {PRINTS} SELECT ?, * FROM ({_prints_sql(table, where)})",
-            [table, min(days), max(days), days],
+            [table, min(hours), max(hours), hours],
         )
 
 
-def partition_days(con: duckdb.DuckDBPyConnection, table: str) -> dict[str | None, list[int]]:
-    """{day: [rows, content hash]} of a partitioned core table: as the last build kept them, or
+def partition_hours(con: duckdb.DuckDBPyConnection, table: str) -> dict[str | None, list[int]]:
+    """{hour: [rows, content hash]} of a partitioned core table: as the last build kept them, or
     computed from its rows in a warehouse without them (one made by hand)."""
     sql = (
-        f"SELECT day, row_count, content FROM {PRINTS} WHERE table_name = '{table}'"
+        f"SELECT hour, row_count, content FROM {PRINTS} WHERE table_name = '{table}'"
         if table_exists(con, PRINTS)
         else _prints_sql(table)
     )
     return {
-        day: [int(rows), int(content)]
-        for day, rows, content in con.execute(f"{sql} ORDER BY day").fetchall()
+        hour: [int(rows), int(content)]
+        for hour, rows, content in con.execute(f"{sql} ORDER BY hour").fetchall()
     }

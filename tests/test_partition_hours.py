@@ -1,6 +1,6 @@
-"""The per-day row counts and content hashes of the tables that grow with the history are kept
-by each build (a release used to hash every row of the history to find the days that changed):
-always equal to the same figures computed from the rows, computed again only for the days a
+"""The per-hour row counts and content hashes of the tables that grow with the history are kept
+by each build (a release used to hash every row of the history to find the hours that changed):
+always equal to the same figures computed from the rows, computed again only for the hours a
 build's new snapshots touch, and afresh when a build removed rows."""
 
 from datetime import UTC, datetime
@@ -11,12 +11,12 @@ from test_build import add_kimi_page, copy_of
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.warehouse.partitions import PARTITIONED, PRINTS, partition_days
+from pipeline.warehouse.partitions import PARTITIONED, PRINTS, partition_hours
 
 
 def kept(settings) -> dict[str, dict]:
     with duckdb.connect(str(settings.database), read_only=True) as con:
-        return {table: partition_days(con, table) for table in PARTITIONED}
+        return {table: partition_hours(con, table) for table in PARTITIONED}
 
 
 def from_rows(settings) -> dict[str, dict]:
@@ -24,27 +24,27 @@ def from_rows(settings) -> dict[str, dict]:
     with duckdb.connect(str(settings.database), read_only=True) as con:
         return {
             table: {
-                day: [rows, int(content)]
-                for day, rows, content in con.execute(
-                    "SELECT strftime(timezone('UTC', observed_at), '%Y-%m-%d') AS d, count(*), "
-                    f"sum(hash(t)) FROM core.{table} AS t GROUP BY d ORDER BY d"
+                hour: [rows, int(content)]
+                for hour, rows, content in con.execute(
+                    "SELECT strftime(timezone('UTC', observed_at), '%Y-%m-%dT%H') AS h, count(*), "
+                    f"sum(hash(t)) FROM core.{table} AS t GROUP BY h ORDER BY h"
                 ).fetchall()
             }
             for table in PARTITIONED
         }
 
 
-def mark_a_day(settings, table: str) -> str:
-    """Overwrite the kept hash of a table's oldest day: it stays only if no build computes
-    that day again."""
+def mark_an_hour(settings, table: str) -> str:
+    """Overwrite the kept hash of a table's oldest hour: it stays only if no build computes
+    that hour again."""
     with duckdb.connect(str(settings.database)) as con:
-        day = con.execute(
-            f"SELECT min(day) FROM {PRINTS} WHERE table_name = ?", [table]
+        hour = con.execute(
+            f"SELECT min(hour) FROM {PRINTS} WHERE table_name = ?", [table]
         ).fetchone()[0]
         con.execute(
-            f"UPDATE {PRINTS} SET content = 42 WHERE table_name = ? AND day = ?", [table, day]
+            f"UPDATE {PRINTS} SET content = 42 WHERE table_name = ? AND hour = ?", [table, hour]
         )
-    return day
+    return hour
 
 
 def test_a_build_keeps_the_figures_of_its_rows(built):
@@ -53,25 +53,25 @@ def test_a_build_keeps_the_figures_of_its_rows(built):
     assert figures["observations"] and figures["catalogue_offers"]
 
 
-def test_one_more_page_computes_only_the_days_it_touches(built, tmp_path):
+def test_one_more_page_computes_only_the_hours_it_touches(built, tmp_path):
     settings = copy_of(built, tmp_path)
-    day = mark_a_day(settings, "observations")
-    assert day < "2026-11-29"
+    hour = mark_an_hour(settings, "observations")
+    assert hour < "2026-11-29"
     add_kimi_page(settings)
     assert execute(settings).success
     figures, truth = kept(settings), from_rows(settings)
-    assert figures["observations"][day][1] == 42  # not computed again
-    figures["observations"][day] = truth["observations"][day]
-    assert figures == truth  # the new page's day included
+    assert figures["observations"][hour][1] == 42  # not computed again
+    figures["observations"][hour] = truth["observations"][hour]
+    assert figures == truth  # the new page's hour included
 
 
 @pytest.mark.parametrize("table", ["observations", "catalogue_offers"])
 def test_a_build_that_removes_rows_computes_the_table_afresh(built, tmp_path, table):
-    """A withdrawn snapshot's rows leave its table: every day of it is computed again. (A
+    """A withdrawn snapshot's rows leave its table: every hour of it is computed again. (A
     catalogue snapshot has offers but no observations; withdrawing it also changes the labels
     there are, so that build derives everything again.)"""
     settings = copy_of(built, tmp_path)
-    mark_a_day(settings, table)
+    mark_an_hour(settings, table)
     source = {"observations": "aa-kimi-k2-6", "catalogue_offers": "models-dev"}[table]
     store = SnapshotStore(settings.raw_dir)
     newest = max(store.list(source), key=lambda meta: meta.retrieved_at)
