@@ -321,10 +321,11 @@ fetches AS (
         PARTITION BY f.source_id ORDER BY f.fetched_at DESC, f.log_line DESC
     ) = 1
 ),
-figures AS (
-    SELECT snapshot_id, count(*) AS observations
-    FROM core.observations
-    GROUP BY snapshot_id
+figures AS (  -- of the newest snapshots only: grouping every observation by snapshot took 0.8 s
+    SELECT o.snapshot_id, count(*) AS observations  -- of every poll at 90 days, this 0.4 s
+    FROM core.observations AS o
+    SEMI JOIN newest AS n ON n.snapshot_id = o.snapshot_id
+    GROUP BY o.snapshot_id
 ),
 joined AS (
     SELECT src.source_id, src.kind, src.tier, src.format, src.cadence, src.max_age_minutes,
