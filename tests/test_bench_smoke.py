@@ -122,6 +122,11 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
     ) == 0  # fmt: skip
     rounds = json.loads(repeated.read_text())
     assert rounds["polls_before"] == 5 and len(rounds["poll_build_s"]) == 2
+    # a floor before each round, on the last day of the history's polls
+    assert len(rounds["floor_read_json_s"]) == 2 and all(s > 0 for s in rounds["floor_read_json_s"])
+    assert rounds["poll_to_floor_ratio"] == round(
+        rounds["poll_build_median_s"] / rounds["floor_read_json_median_s"], 2
+    )
     assert all(noop["skipped"] for noop in rounds["noops"])
     assert len(store.list(SOURCE)) == 7
     with duckdb.connect(str(workdir / "corpus" / "speedbook.duckdb"), read_only=True) as con:

@@ -1,7 +1,9 @@
 """More polls on a poll corpus `speedbook bench --scenario openrouter --workdir DIR` kept: for the
 medians of one more poll and of nothing new at a size whose full build takes too long to repeat
 (at 90 days, over an hour). Each round adds the next poll, builds (one more poll), then builds
-again (nothing new), as the bench does once.
+again (nothing new), as the bench does once. Before each round it measures a floor on the same
+machine at the same moment: DuckDB's `read_json` of the last day of the history's polls (the
+bench's floor files), so rounds on a machine that is slower at times compare by their ratio.
 
     python -m pipeline.bench.repeat_polls DIR --models 400 --days 90 --rounds 3 --json FILE
 """
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bench.poll_corpus import SOURCE, PollCorpus, PollSpec, add_poll
+from pipeline.bench.poll_run import read_json_floor
 from pipeline.bench.run import checked_build
 from pipeline.raw.snapshots import META_SUFFIX
 
@@ -37,16 +40,28 @@ def repeat_polls(workdir: Path, spec: PollSpec, rounds: int) -> dict[str, Any]:
     )
     polls: list[dict[str, Any]] = []
     noops: list[dict[str, Any]] = []
+    # the floor's work: the same bytes every round (the history's last day of polls)
+    floor_files = tuple(sorted((workdir / "read-json-floor").glob("poll-*.ndjson")))
+    floor_files = floor_files[-spec.polls_per_day :]
+    floors: list[float] = []
     for number in range(done, done + rounds):
+        if floor_files:
+            floors.append(round(read_json_floor(floor_files, workdir)[1], 3))
+            print(f"read_json floor: {floors[-1]} s ({len(floor_files)} polls)")
         corpus = add_poll(corpus, spec, number)
         poll = checked_build(corpus, workdir / "exports", f"poll-{number}", "one more poll", print)
         polls.append({"wall_s": poll.wall_s, "stages": poll.stages, "peak": poll.peak_rss_mib})
         noop = checked_build(corpus, workdir / "exports", f"noop-{number}", "nothing new", print)
         noops.append({"wall_s": noop.wall_s, "skipped": noop.skipped, "peak": noop.peak_rss_mib})
+    poll_median = statistics.median(p["wall_s"] for p in polls)
+    floor_median = statistics.median(floors) if floors else None
     return {
         "polls_before": done,
         "poll_build_s": [p["wall_s"] for p in polls],
-        "poll_build_median_s": statistics.median(p["wall_s"] for p in polls),
+        "poll_build_median_s": poll_median,
+        "floor_read_json_s": floors,  # before each round; empty without the bench's floor files
+        "floor_read_json_median_s": floor_median,
+        "poll_to_floor_ratio": round(poll_median / floor_median, 2) if floor_median else None,
         "noop_build_s": [n["wall_s"] for n in noops],
         "noop_build_median_s": statistics.median(n["wall_s"] for n in noops),
         "peak_rss_mib": max(r["peak"] for r in polls + noops),
