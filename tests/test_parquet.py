@@ -153,3 +153,20 @@ def test_a_damaged_partition_index_means_every_hour_is_written_again(
         if path.startswith("core/observations/observed_date="):
             assert (again / path).stat().st_ino != (earlier / path).stat().st_ino, path
             assert (again / path).read_bytes() == (earlier / path).read_bytes()
+
+
+def test_a_row_without_a_time_is_refused_before_any_file_is_written(tmp_path):
+    """An hour is the file a row goes to: a row without observed_at has none, and the release
+    says so rather than dropping the row (the core check names it too)."""
+    with duckdb.connect() as con:
+        con.execute("CREATE SCHEMA core")
+        con.execute(
+            "CREATE TABLE core.observations (observation_id VARCHAR, observed_at TIMESTAMPTZ)"
+        )
+        con.execute(
+            "INSERT INTO core.observations VALUES ('a', TIMESTAMPTZ '2026-11-29 08:10:00+00'), "
+            "('b', NULL)"
+        )
+        with pytest.raises(ValueError, match="cannot partition on observed_at value hour None"):
+            write_parquet(con, tmp_path / "out")
+    assert not list((tmp_path / "out").rglob("*.parquet"))

@@ -28,17 +28,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 
 import duckdb
 
 from pipeline.warehouse.connection import catalog_objects, quote_literal
-from pipeline.warehouse.partitions import PARTITIONED, partition_hours
+from pipeline.warehouse.partitions import PARTITIONED, partition_hours, split_hour
 
 PARTITION_COLUMN = "observed_date"
-_HOUR = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})$")
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
 PARTITION_INDEX = "_partitions.json"
 SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
@@ -115,27 +113,29 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def _hour_file(hour: str) -> Path:
+def _hour_file(day: str, hh: str) -> Path:
     """Where an hour's rows go: its day's folder (the partition), a file named by the hour."""
-    day, hh = _HOUR.match(hour).groups()  # type: ignore[union-attr]
     return Path(f"{PARTITION_COLUMN}={day}") / f"data_{hh}.parquet"
 
 
 def _write_hours(
-    con: duckdb.DuckDBPyConnection, table: str, column: str, hours: list[str], folder: Path
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    column: str,
+    hours: list[tuple[str, str]],
+    folder: Path,
 ) -> None:
-    """One sorted file per hour. The filter is a range of `column`, not its hour's text, so the
-    scan skips the row groups of other hours by their min and max (rows arrive in time order):
-    a filter on the text read the whole table once per file."""
+    """One sorted file per hour (day, HH). The filter is a range of `column`, not its hour's
+    text, so the scan skips the row groups of other hours by their min and max (rows arrive in
+    time order): a filter on the text read the whole table once per file."""
     order = SORTED_BY.get(table, "ALL")
-    for hour in hours:
-        day, hh = _HOUR.match(hour).groups()  # type: ignore[union-attr]
+    for day, hh in hours:
         start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
         query = (
             f"SELECT * FROM core.{table} "
             f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
         )
-        _copy(con, query, folder / _hour_file(hour), order=order)
+        _copy(con, query, folder / _hour_file(day, hh), order=order)
 
 
 def _write_partitioned(
@@ -152,15 +152,16 @@ def _write_partitioned(
     donor = reuse_from / "core" / table if reuse_from is not None else None
     previous = _previous_index(donor)
     written: dict[str, int] = {}
-    changed: list[str] = []
+    changed: list[tuple[str, str]] = []
     for hour, fingerprint in hours.items():
-        if hour is None or not _HOUR.match(hour):
+        parts = split_hour(hour)
+        if parts is None:
             raise ValueError(f"core.{table}: cannot partition on {column} value hour {hour!r}")
-        relative = _hour_file(hour)
+        relative = _hour_file(*parts)
         if donor is not None and previous.get(hour) == fingerprint and (donor / relative).is_file():
             _link_or_copy(donor / relative, folder / relative)
         else:
-            changed.append(hour)
+            changed.append(parts)
         written[(folder / relative).relative_to(target_dir).as_posix()] = fingerprint[0]
     folder.mkdir(parents=True, exist_ok=True)
     if changed:

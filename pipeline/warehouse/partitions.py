@@ -17,6 +17,7 @@ writing the day's observations took 3.1 s of every poll at 606,000 rows, by midd
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 import duckdb
@@ -29,6 +30,7 @@ PARTITIONED = dict.fromkeys(PER_SNAPSHOT, "observed_at")
 PRINTS = "staging.partition_hours"
 _FORMER = "staging.partition_days"  # an earlier build's figures, by day: dropped, not read
 HOUR_FORMAT = "%Y-%m-%dT%H"  # '2026-11-29T08'
+_HOUR_TEXT = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2})$")  # what HOUR_FORMAT writes
 _CREATE = (
     f"CREATE TABLE IF NOT EXISTS {PRINTS} "
     "(table_name VARCHAR NOT NULL, hour VARCHAR, row_count BIGINT NOT NULL, content HUGEINT)"
@@ -39,6 +41,12 @@ def utc_hour(column: str) -> str:
     """SQL for the UTC hour of a timestamp column, as 'YYYY-MM-DDTHH'."""
     # timezone('UTC', ...) makes the hour independent of the session's time zone
     return f"strftime(timezone('UTC', {column}), '{HOUR_FORMAT}')"
+
+
+def split_hour(hour: str | None) -> tuple[str, str] | None:
+    """('YYYY-MM-DD', 'HH') of an hour as HOUR_FORMAT writes it; None for any other value."""
+    found = _HOUR_TEXT.match(hour) if isinstance(hour, str) else None
+    return (found[1], found[2]) if found else None
 
 
 def _prints_sql(table: str, where: str = "TRUE") -> str:
