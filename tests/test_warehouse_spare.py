@@ -51,25 +51,39 @@ def _count(path: Path) -> int:
         con.close()
 
 
-def test_a_spare_is_made_the_source_writing_only_the_blocks_that_differ(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_a_spare_is_made_the_source_writing_only_the_blocks_that_differ(tmp_path, workers):
     source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
     data = bytearray(os.urandom(10 * BLOCK + 123))
     source.write_bytes(data)
-    data[3 * BLOCK + 7] ^= 0xFF  # one byte differs in the fourth block
+    data[3 * BLOCK + 7] ^= 0xFF  # one byte differs in the fourth block...
+    data[9 * BLOCK] ^= 0xFF  # ...and one in the tenth: in other workers' runs but for one
     spare.write_bytes(data)
-    assert refresh(spare, out, source, block=BLOCK) == BLOCK
+    assert refresh(spare, out, source, block=BLOCK, workers=workers) == 2 * BLOCK
     assert _bytes(out) == _bytes(source)
     assert not spare.exists()  # it became the copy
 
 
+@pytest.mark.parametrize("workers", [1, 2, 3, 16])  # 16: more workers than blocks
 @pytest.mark.parametrize("size", [0, 3 * BLOCK, 10 * BLOCK + 123, 13 * BLOCK + 5])
-def test_a_spare_of_any_size_ends_as_the_source(tmp_path, size):
+def test_a_spare_of_any_size_ends_as_the_source(tmp_path, size, workers):
     source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
     source.write_bytes(os.urandom(10 * BLOCK + 123))
     spare.write_bytes(os.urandom(size))
-    written = refresh(spare, out, source, block=BLOCK)
+    written = refresh(spare, out, source, block=BLOCK, workers=workers)
     assert _bytes(out) == _bytes(source)
     assert written == source.stat().st_size  # random bytes: every block differs
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("size", [0, 1, BLOCK - 1, BLOCK, 2 * BLOCK + 1])
+def test_a_source_of_any_size_is_copied_whole_into_a_spare_that_holds_more(tmp_path, size, workers):
+    source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
+    data = os.urandom(size)
+    source.write_bytes(data)
+    spare.write_bytes(data + os.urandom(5 * BLOCK))  # the same start, then more
+    assert refresh(spare, out, source, block=BLOCK, workers=workers) == 0
+    assert _bytes(out) == data
 
 
 def test_no_spare_means_a_full_copy(tmp_path):

@@ -5,7 +5,9 @@ A build that appends one poll to 90 days of history changes a few megabytes of a
 a full copy writes all 6 GB, and the commit's fsync sends them all to disk again. The spare is
 the previous warehouse file (hard-linked before the swap), so most of its blocks already hold
 the bytes the warehouse holds. Whatever the spare holds, the result is byte for byte the
-warehouse: every block is compared, so the spare only decides how much must be written.
+warehouse: every block is compared, so the spare only decides how much must be written. Two
+threads compare a half of the file each: reading both files is the cost, and it is one core's
+copying out of the page cache.
 
 A spare is refused (deleted: a reader of it keeps its file) and the warehouse copied whole when:
 - somebody may still be reading it: a connection opened on the warehouse before the last swap
@@ -27,10 +29,14 @@ import os
 import shutil
 import stat
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SPARE_DATABASE = ".spare.duckdb"
 BLOCK = 4 * 1024 * 1024  # compared and written a block at a time: a few DuckDB row groups
+# threads comparing runs of the file: one core copying out of the page cache is the bound, and
+# two halved the first pass of a build at 90 days (two 5.9 GB files: 8.4 s to 4.5 s)
+WORKERS = 2
 
 
 def _ofd_write_lock(handle: int) -> bool:
@@ -90,11 +96,51 @@ def _discard(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def refresh(spare: Path, destination: Path, source: Path, block: int = BLOCK) -> int | None:
+def _refresh_range(
+    ours: int, theirs: int, start: int, stop: int | None, block: int
+) -> tuple[int, int]:
+    """Make bytes [start, stop) of `ours` those of `theirs` (to the end of `theirs` when `stop`
+    is None), comparing a block at a time; return the bytes written and the offset reached.
+    Positional reads and writes: the workers share both descriptors."""
+    written = 0
+    want = bytearray(block)
+    have = bytearray(block)
+    offset = start
+    while stop is None or offset < stop:
+        count = os.preadv(theirs, [want], offset)
+        if not count:
+            break
+        got = os.preadv(ours, [have], offset)
+        if got < count or not _same(have, want, count):
+            rest = memoryview(want)[:count]
+            at = offset
+            while rest:
+                sent = os.pwrite(ours, rest, at)
+                rest, at = rest[sent:], at + sent
+            written += count
+        offset += count
+    return written, offset
+
+
+def _ranges(size: int, block: int, workers: int) -> list[tuple[int, int | None]]:
+    """`workers` runs of whole blocks covering a file of `size` bytes; the last one reads to
+    the end, wherever that is."""
+    blocks = -(-size // block)
+    per = max(1, -(-blocks // workers))
+    starts = list(range(0, max(blocks, 1), per))
+    return [
+        (first * block, (first + per) * block if first + per < blocks else None) for first in starts
+    ]
+
+
+def refresh(
+    spare: Path, destination: Path, source: Path, block: int = BLOCK, workers: int = WORKERS
+) -> int | None:
     """Move the spare to `destination` and make it hold the bytes of `source`, writing only the
     blocks that differ; return how many bytes were written. None when there is no usable spare
     (one that is not is deleted). `source` is opened only once the spare is accepted: closing a
-    descriptor of it would drop the caller's DuckDB lock, which keeps writers off it."""
+    descriptor of it would drop the caller's DuckDB lock, which keeps writers off it. `workers`
+    threads compare a run of the file each (the reads release the GIL)."""
     try:
         os.replace(spare, destination)
     except FileNotFoundError:
@@ -104,7 +150,7 @@ def refresh(spare: Path, destination: Path, source: Path, block: int = BLOCK) ->
     except OSError:  # a folder, a link, unreadable
         _discard(destination)
         return None
-    with open(handle, "r+b", buffering=0) as ours:
+    with open(handle, "r+b", buffering=0):
         try:
             usable = _writable_alone(handle)
         except OSError:
@@ -112,20 +158,16 @@ def refresh(spare: Path, destination: Path, source: Path, block: int = BLOCK) ->
         if not usable:
             destination.unlink()
             return None
-        written = 0
-        want = bytearray(block)
-        have = bytearray(block)
-        with open(source, "rb", buffering=0) as theirs:
-            offset = 0
-            while count := theirs.readinto(want):
-                got = ours.readinto(have)
-                if got != count or not _same(have, want, count):
-                    ours.seek(offset)
-                    rest = memoryview(want)[:count]
-                    while rest:
-                        rest = rest[ours.write(rest) :]
-                    written += count
-                offset += count
-                ours.seek(offset)
-            ours.truncate(offset)
-    return written
+        theirs = os.open(source, os.O_RDONLY)
+        try:
+            runs = _ranges(os.fstat(theirs).st_size, block, workers)
+            with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+                parts = [
+                    pool.submit(_refresh_range, handle, theirs, start, stop, block)
+                    for start, stop in runs
+                ]
+                done = [part.result() for part in parts]
+            os.ftruncate(handle, done[-1][1])  # where the last run found the end
+        finally:
+            os.close(theirs)
+    return sum(written for written, _ in done)
