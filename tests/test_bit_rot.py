@@ -13,11 +13,14 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 import pytest
 from test_store_special_files import ONE_GB, run_limited
 
+from pipeline.dagster.assets import release as release_assets
+from pipeline.extract.staging import verified_files
 from pipeline.raw.inventory import citation_check
-from pipeline.raw.snapshots import SnapshotStore
+from pipeline.raw.snapshots import SnapshotStore, file_key
 from pipeline.release.publish import PublishError, publish_release, read_release
 from pipeline.support.settings import Settings
 
@@ -83,6 +86,47 @@ def test_a_same_size_edit_with_the_old_mtime_moves_latest_off_its_release(built,
     # and it stays so: the next build has nothing new
     again = cli("build", *where(settings))
     assert again.status == 4 and os.readlink(latest) == "2026.11.29.1"
+
+
+def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(built):
+    """What the release's citation check trusts (pipeline/extract/staging.py, verified_files):
+    every snapshot the release cites, with its data file's key as it is on disk."""
+    store = SnapshotStore(built.raw_dir)
+    con = duckdb.connect(str(built.database), read_only=True)
+    try:
+        verified = verified_files(con)
+    finally:
+        con.close()
+    cited = read_release(built.exports / "latest")["inference.json"]["snapshots"]
+    assert cited
+    metas = {meta.snapshot_id: meta for meta in store.list()}
+    for ref in cited:
+        path = store.path_of(metas[ref["id"]])
+        assert verified[ref["id"]] == file_key(path.stat()), ref["id"]
+
+
+def test_bytes_changed_after_the_build_read_them_keep_its_release_unpublished(
+    built, tmp_path, cli, monkeypatch
+):
+    """Between extraction and the release, a cited page is edited to the same size with its
+    old mtime put back: its ctime moved, so the release check hashes it and refuses it."""
+    settings = copy_of(built, tmp_path)
+    page = add_kimi(settings, "700")
+    original = release_assets.verified_files
+
+    def edited_meanwhile(con):
+        found = original(con)
+        info = page.stat()
+        page.write_bytes(page.read_bytes().replace(b"<td>700</td>", b"<td>900</td>"))
+        os.utime(page, ns=(info.st_atime_ns, info.st_mtime_ns))
+        return found
+
+    monkeypatch.setattr(release_assets, "verified_files", edited_meanwhile)
+    result = cli("build", *where(settings))
+    assert result.status != 0, result.out
+    assert "release 2026.11.30 not published: it would cite 1 snapshot(s)" in result.err
+    assert f"aa-kimi-k2-6/{page.name}: sha256 mismatch" in result.err
+    assert os.readlink(settings.exports / "latest") == "2026.11.29"
 
 
 def test_no_release_is_published_citing_bytes_that_no_longer_match(built, tmp_path):

@@ -5,6 +5,7 @@ check before a build that there is something to read stops at the first readable
 
 from __future__ import annotations
 
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,7 @@ from conftest import BUNDLED_RAW
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.inventory import Listing, citation_check, scope_problem, take_inventory
-from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
+from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore, file_key
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
 
@@ -106,6 +107,56 @@ def test_the_citation_check_sees_what_changed_since_the_listing(tmp_path):
     assert "sha256 mismatch" in (check(damaged, metas[damaged].sha256) or "")
     assert "not the" in (check(good, "0" * 64) or "")
     assert "no longer in the snapshot store" in (check("openrouter/nothing.json", "0" * 64) or "")
+
+
+def test_the_citation_check_takes_a_verified_file_on_its_hash_while_it_is_unchanged(
+    tmp_path, monkeypatch
+):
+    """A snapshot whose data file still has the key it had when its bytes were verified is not
+    read again; any change to the file (new bytes, the same size with the old mtime put back, a
+    link in its place) sends it to be hashed, and a withdrawal still counts."""
+    store = _store(tmp_path)
+    ids = {
+        name: _add(store, name, body)
+        for name, body in [
+            ("openrouter", b'{"a": 1}'),
+            ("models-dev", b'{"b": 2}'),
+            ("artificial-analysis-api", b'{"c": 3}'),
+            ("openrouter-providers", b'{"d": 4}'),
+            ("vercel-ai-gateway", b'{"e": 5}'),
+        ]
+    }
+    listing = Listing.of(store)
+    metas = {meta.snapshot_id: meta for meta in listing.snapshots}
+    paths = {name: store.path_of(metas[sid]) for name, sid in ids.items()}
+    verified = {sid: file_key(paths[name].stat()) for name, sid in ids.items()}
+    paths["models-dev"].write_bytes(b'{"b": 3, "more": 1}')  # new bytes, new size
+    same_size = paths["artificial-analysis-api"]
+    before = same_size.stat()
+    same_size.write_bytes(b'{"c": 4}')
+    os.utime(same_size, ns=(before.st_atime_ns, before.st_mtime_ns))
+    paths["openrouter-providers"].unlink()
+    paths["openrouter-providers"].symlink_to("/dev/zero")
+    store.withdraw(metas[ids["vercel-ai-gateway"]], "wrong page", WHEN)
+    reads = []
+    original = SnapshotStore.read
+
+    def counted(self, meta):
+        reads.append(meta.snapshot_id)
+        return original(self, meta)
+
+    monkeypatch.setattr(SnapshotStore, "read", counted)
+    check = citation_check(store, listing, verified)
+    assert check(ids["openrouter"], metas[ids["openrouter"]].sha256) is None
+    assert reads == []  # unchanged since verified: not read
+    for name in ("models-dev", "artificial-analysis-api"):
+        assert "sha256 mismatch" in (check(ids[name], metas[ids[name]].sha256) or "")
+    link = check(ids["openrouter-providers"], metas[ids["openrouter-providers"]].sha256)
+    assert "symbolic link" in (link or "")
+    assert reads == [ids["models-dev"], ids["artificial-analysis-api"], ids["openrouter-providers"]]
+    vercel = ids["vercel-ai-gateway"]
+    assert check(vercel, metas[vercel].sha256) == "withdrawn on 2026-11-30T12:00:00Z (wrong page)"
+    assert "not the" in (check(ids["openrouter"], "0" * 64) or "")
 
 
 @pytest.mark.timeout(300)

@@ -33,7 +33,13 @@ import pyarrow as pa
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import deferred, frame_of, validate_frame
 from pipeline.normalise.reviewed import ReviewedFiles
-from pipeline.raw.snapshots import SnapshotDamaged, SnapshotMeta, SnapshotStore
+from pipeline.raw.snapshots import (
+    FileKey,
+    SnapshotDamaged,
+    SnapshotMeta,
+    SnapshotStore,
+    file_key,
+)
 from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
@@ -257,6 +263,16 @@ def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
+def verified_files(con: duckdb.DuckDBPyConnection) -> dict[str, FileKey]:
+    """The file key each snapshot had when its bytes were last read and found good (extracted
+    ok, or hashed again after a touch): while its file keeps that key, the bytes stand."""
+    rows = con.execute(
+        "SELECT snapshot_id, file_size, file_mtime_ns, file_ctime_ns FROM staging.extractions "
+        "WHERE status = 'ok' AND file_ctime_ns IS NOT NULL"
+    ).fetchall()
+    return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+
 def staged_rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str]) -> int:
     """A frame's staged rows of these snapshots, as their extraction records count them (what
     each parse staged): counting the table read the whole staged history at every build. A
@@ -361,7 +377,7 @@ def _plan(
         if done is None or done[0] != version or done[2] == "failed":
             jobs.append(job)  # read through the store, which refuses what is not a plain file
             continue
-        if tuple(done[1]) == (job.size, job.mtime_ns, job.ctime_ns) and done[2] == "ok":
+        if tuple(done[1]) == file_key(info) and done[2] == "ok":
             result.cached += 1
             continue
         # The file changed since it was extracted: only its hash says whether the bytes did.

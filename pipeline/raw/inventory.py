@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import stat
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from pipeline.raw.snapshots import (
+    FileKey,
     SnapshotDamaged,
     SnapshotMeta,
     SnapshotStore,
     Withdrawal,
+    file_key,
     format_utc,
 )
 from pipeline.sources.registry import Source
@@ -94,17 +98,32 @@ def take_inventory(
 
 
 def citation_check(
-    store: SnapshotStore, listing: Listing | None = None
+    store: SnapshotStore,
+    listing: Listing | None = None,
+    verified: Mapping[str, FileKey] | None = None,
 ) -> Callable[[str, str], str | None]:
     """Why a snapshot a release cites (its id and the sha256 the release records) can no longer
     be vouched for: withdrawn, gone from the store, or bytes that no longer hash to it (read
     through the store, so a link or an oversized file is refused, not followed); None when it
     is good. Every snapshot in the store counts, whatever the registry says now. With the
     build's `listing`, a cited snapshot's record and withdrawal are looked up again on disk
-    (one cited snapshot at a time), so a removal since the listing still counts."""
+    (one cited snapshot at a time), so a removal since the listing still counts. `verified`
+    holds the file key of snapshots whose bytes were read and found good (the staging cache's
+    extractions): one whose data file still has that key is not read again."""
     whole = listing if listing is not None else Listing.of(store)
     stored = {meta.snapshot_id: meta for meta in whole.snapshots}
     stored.update((w.snapshot_id, w.meta) for w in whole.withdrawals)
+    known = verified or {}
+
+    def unchanged(meta: SnapshotMeta) -> bool:
+        key = known.get(meta.snapshot_id)
+        if key is None:
+            return False
+        try:
+            info = os.stat(store.path_of(meta), follow_symlinks=False)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and file_key(info) == key
 
     def check(snapshot_id: str, sha256: str) -> str | None:
         meta = stored.get(snapshot_id)
@@ -116,6 +135,8 @@ def citation_check(
             return f"withdrawn on {withdrawal.withdrawn_at}{why}"
         if meta.sha256 != sha256:
             return f"its record holds sha256 {meta.sha256[:12]}…, not the {sha256[:12]}… cited"
+        if unchanged(meta):
+            return None
         try:
             store.read(meta)
         except SnapshotDamaged as error:

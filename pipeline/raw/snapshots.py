@@ -225,6 +225,16 @@ def read_store_file(path: Path, max_bytes: int, *, tail: bool = False) -> bytes:
         os.close(handle)
 
 
+FileKey = tuple[int, int, int]
+
+
+def file_key(info: os.stat_result) -> FileKey:
+    """What says a stored file is unchanged since its bytes were read and verified: its size,
+    modification time and change time (ns). Any write moves the ctime, even one that kept the size
+    and put the old mtime back: nobody can set a ctime."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -15,6 +15,7 @@ import dagster as dg
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
+from pipeline.extract.staging import verified_files
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import markdown_table, parse_release
@@ -160,6 +161,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     with connect(speedbook.database, read_only=True) as con:
         unused = not_used(con)
         withdrawn = withdrawn_since(con, speedbook.inventory().withdrawn, last_published(con))
+        verified = verified_files(con)
     texts = [note.text for note in unused]
     for line in capped(texts, METADATA_ITEMS, WHERE_ALL):
         warn(line)
@@ -185,7 +187,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
             render,
             release_extras(settings, speedbook.database, parsed),
             notes=notes,
-            check=citation_check(speedbook.store(), speedbook.listing()),
+            check=citation_check(speedbook.store(), speedbook.listing(), verified),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
             parsed=parsed,
         )
