@@ -60,7 +60,7 @@ def test_the_wheel_holds_every_data_file_of_the_package(wheel: Path) -> None:
     missing = [name for name in expected if name not in names]
     assert missing == [], f"package data left out of the wheel: {missing}"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "speedbook = pipeline.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "speedbook = pipeline.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_a_wheel_install_builds_the_bundled_corpus_like_the_checkout(

@@ -13,7 +13,9 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
+from pipeline.cli.quick_exit import exit_now, status_of
 from pipeline.support.errors import CommandError
 from pipeline.support.progress import log_to_stderr
 from pipeline.support.settings import Settings
@@ -88,6 +90,15 @@ def build_parser(commands: dict[str, ModuleType] | None = None) -> argparse.Argu
         module.configure(child)
         _add_location_options(child)
     return parser
+
+
+def run() -> NoReturn:
+    """The `speedbook` command: `main`, then a quick exit (pipeline/cli/quick_exit.py)."""
+    try:
+        status = main()
+    except SystemExit as exit_:  # argparse: --help, usage errors
+        status = status_of(exit_.code)
+    exit_now(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
