@@ -317,6 +317,10 @@ def build_core(
         # staging.derived_snapshots: what the loaded observations were derived from
         con.execute("CREATE TABLE IF NOT EXISTS staging.derived_snapshots (snapshot_id VARCHAR)")
         if append:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE derived_before AS "
+                "SELECT snapshot_id FROM staging.derived_snapshots"
+            )
             # core.extractions still holds what the loaded observations were read with: a
             # snapshot a newer parser read again is derived again, like an unloaded one
             con.execute(
@@ -330,17 +334,7 @@ def build_core(
                 "SELECT snapshot_id FROM build_scope "
                 "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM staging.derived_snapshots)"
             )
-            for name in PER_SNAPSHOT:
-                # two deletes, not one with OR: each stays an anti- or semi-join
-                gone = con.execute(
-                    f"DELETE FROM core.{name} "
-                    "WHERE snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)"
-                ).fetchall()
-                again = con.execute(
-                    f"DELETE FROM core.{name} "
-                    "WHERE snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)"
-                ).fetchall()
-                removed[name] = gone[0][0] + again[0][0]
+            removed = _drop_rows_out_of_scope(con)
         else:
             con.execute(
                 "CREATE OR REPLACE TABLE staging.observation_scope AS "
@@ -410,6 +404,41 @@ def build_core(
         con.execute("ROLLBACK")
         raise
     return CoreResult(counts, appended if append else None)
+
+
+def _drop_rows_out_of_scope(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Delete, in an appending build, the rows of the per-snapshot tables whose snapshot left the
+    build's scope (damaged, withdrawn, past --as-of) or is derived again; return the rows deleted
+    per table. Every such row belongs to the last build's scope (`derived_before`, what
+    staging.derived_snapshots held: each build sets it to its scope, in the transaction that loads
+    the rows), so the snapshots to drop are found among those few thousand ids, not by reading
+    the snapshot id of every row (an anti-join of 87 million observations took 0.6-1.2 s at every
+    build). A warehouse that kept no scope yet is searched row by row."""
+    kept_scope = con.execute("SELECT count(*) FROM derived_before").fetchone() != (0,)
+    if kept_scope:
+        gone = "SELECT snapshot_id FROM derived_before EXCEPT SELECT snapshot_id FROM build_scope"
+        again = (
+            "SELECT snapshot_id FROM staging.observation_scope "
+            "INTERSECT SELECT snapshot_id FROM derived_before"
+        )
+        filters = []
+        for table, query in (("gone_snapshots", gone), ("again_snapshots", again)):
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query}")
+            if con.execute(f"SELECT count(*) FROM {table}").fetchone() != (0,):
+                filters.append(f"snapshot_id IN (SELECT snapshot_id FROM {table})")
+    else:
+        # two deletes, not one with OR: each stays an anti- or semi-join
+        filters = [
+            "snapshot_id NOT IN (SELECT snapshot_id FROM build_scope)",
+            "snapshot_id IN (SELECT snapshot_id FROM staging.observation_scope)",
+        ]
+    removed: dict[str, int] = {}
+    for name in PER_SNAPSHOT:
+        removed[name] = sum(
+            con.execute(f"DELETE FROM core.{name} WHERE {where}").fetchall()[0][0]
+            for where in filters
+        )
+    return removed
 
 
 @dataclass(frozen=True)
