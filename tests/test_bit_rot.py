@@ -102,7 +102,7 @@ def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(b
     metas = {meta.snapshot_id: meta for meta in store.list()}
     for ref in cited:
         path = store.path_of(metas[ref["id"]])
-        assert verified[ref["id"]] == file_key(path.stat()), ref["id"]
+        assert verified[ref["id"]] == (ref["sha256"], file_key(path.stat())), ref["id"]
 
 
 def test_bytes_changed_after_the_build_read_them_keep_its_release_unpublished(

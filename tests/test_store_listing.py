@@ -129,7 +129,7 @@ def test_the_citation_check_takes_a_verified_file_on_its_hash_while_it_is_unchan
     listing = Listing.of(store)
     metas = {meta.snapshot_id: meta for meta in listing.snapshots}
     paths = {name: store.path_of(metas[sid]) for name, sid in ids.items()}
-    verified = {sid: file_key(paths[name].stat()) for name, sid in ids.items()}
+    verified = {sid: (metas[sid].sha256, file_key(paths[name].stat())) for name, sid in ids.items()}
     paths["models-dev"].write_bytes(b'{"b": 3, "more": 1}')  # new bytes, new size
     same_size = paths["artificial-analysis-api"]
     before = same_size.stat()
@@ -149,6 +149,14 @@ def test_the_citation_check_takes_a_verified_file_on_its_hash_while_it_is_unchan
     check = citation_check(store, listing, verified)
     assert check(ids["openrouter"], metas[ids["openrouter"]].sha256) is None
     assert reads == []  # unchanged since verified: not read
+    # the same file, verified against other bytes than its record names now: read again
+    other = {ids["openrouter"]: ("0" * 64, verified[ids["openrouter"]][1])}
+    assert (
+        citation_check(store, listing, other)(ids["openrouter"], metas[ids["openrouter"]].sha256)
+        is None
+    )
+    assert reads == [ids["openrouter"]]
+    reads.clear()
     for name in ("models-dev", "artificial-analysis-api"):
         assert "sha256 mismatch" in (check(ids[name], metas[ids[name]].sha256) or "")
     link = check(ids["openrouter-providers"], metas[ids["openrouter-providers"]].sha256)

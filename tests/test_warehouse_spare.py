@@ -328,3 +328,21 @@ def test_the_spare_can_be_turned_off(tmp_path, monkeypatch):
     assert _build(settings, "two", 10) == size
     assert not (settings.warehouse / SPARE_DATABASE).exists()
     assert _count(settings.database) == 1_020
+
+
+def test_a_source_that_changes_size_meanwhile_leaves_no_spare_behind(tmp_path, monkeypatch):
+    """Nothing writes the warehouse while its copy is made (the caller holds it open in DuckDB);
+    should it change size all the same, the spare is refused and the caller copies whole."""
+    source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
+    source.write_bytes(os.urandom(10 * BLOCK + 123))
+    spare.write_bytes(os.urandom(10 * BLOCK + 123))
+    original = module._refresh_range
+
+    def shrinking(ours, theirs, start, stop, block):
+        if start == 0:
+            os.truncate(source, BLOCK // 2)
+        return original(ours, theirs, start, stop, block)
+
+    monkeypatch.setattr(module, "_refresh_range", shrinking)
+    assert refresh(spare, out, source, block=BLOCK, workers=2) is None
+    assert not out.exists() and not spare.exists()

@@ -255,22 +255,23 @@ def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> 
 
 
 def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
-    """Each extracted snapshot's (parser_version, (size, mtime_ns, ctime_ns), status)."""
+    """Each extracted snapshot's (parser_version, (size, mtime_ns, ctime_ns), status, sha256)."""
     rows = con.execute(
-        "SELECT snapshot_id, parser_version, (file_size, file_mtime_ns, file_ctime_ns), status "
-        "FROM staging.extractions"
+        "SELECT snapshot_id, parser_version, (file_size, file_mtime_ns, file_ctime_ns), status, "
+        "sha256 FROM staging.extractions"
     ).fetchall()
     return {row[0]: row[1:] for row in rows}
 
 
-def verified_files(con: duckdb.DuckDBPyConnection) -> dict[str, FileKey]:
-    """The file key each snapshot had when its bytes were last read and found good (extracted
-    ok, or hashed again after a touch): while its file keeps that key, the bytes stand."""
+def verified_files(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, FileKey]]:
+    """The sha256 each snapshot's bytes were last found to hash to (extracted ok, or hashed
+    again after a touch) and the file key its file had then: while the record names that sha256
+    and the file keeps that key, the bytes stand."""
     rows = con.execute(
-        "SELECT snapshot_id, file_size, file_mtime_ns, file_ctime_ns FROM staging.extractions "
-        "WHERE status = 'ok' AND file_ctime_ns IS NOT NULL"
+        "SELECT snapshot_id, sha256, file_size, file_mtime_ns, file_ctime_ns "
+        "FROM staging.extractions WHERE status = 'ok' AND file_ctime_ns IS NOT NULL"
     ).fetchall()
-    return {row[0]: (row[1], row[2], row[3]) for row in rows}
+    return {row[0]: (row[1], (row[2], row[3], row[4])) for row in rows}
 
 
 def staged_rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[str]) -> int:
@@ -374,7 +375,8 @@ def _plan(
             meta, source, str(store.root), info.st_size, info.st_mtime_ns, info.st_ctime_ns, version
         )
         done = previous.get(meta.snapshot_id)
-        if done is None or done[0] != version or done[2] == "failed":
+        # a record that now names other bytes (edited by hand) is read again against them
+        if done is None or done[0] != version or done[2] == "failed" or done[3] != meta.sha256:
             jobs.append(job)  # read through the store, which refuses what is not a plain file
             continue
         if tuple(done[1]) == file_key(info) and done[2] == "ok":

@@ -100,7 +100,7 @@ def take_inventory(
 def citation_check(
     store: SnapshotStore,
     listing: Listing | None = None,
-    verified: Mapping[str, FileKey] | None = None,
+    verified: Mapping[str, tuple[str, FileKey]] | None = None,
 ) -> Callable[[str, str], str | None]:
     """Why a snapshot a release cites (its id and the sha256 the release records) can no longer
     be vouched for: withdrawn, gone from the store, or bytes that no longer hash to it (read
@@ -109,15 +109,16 @@ def citation_check(
     build's `listing`, a cited snapshot's record and withdrawal are looked up again on disk
     (one cited snapshot at a time), so a removal since the listing still counts. `verified`
     holds the file key of snapshots whose bytes were read and found good (the staging cache's
-    extractions): one whose data file still has that key is not read again."""
+    extractions), with the sha256 they hashed to: one whose record names that sha256 and whose
+    data file still has that key is not read again."""
     whole = listing if listing is not None else Listing.of(store)
     stored = {meta.snapshot_id: meta for meta in whole.snapshots}
     stored.update((w.snapshot_id, w.meta) for w in whole.withdrawals)
     known = verified or {}
 
     def unchanged(meta: SnapshotMeta) -> bool:
-        key = known.get(meta.snapshot_id)
-        if key is None:
+        sha256, key = known.get(meta.snapshot_id, ("", None))
+        if key is None or sha256 != meta.sha256:
             return False
         try:
             info = os.stat(store.path_of(meta), follow_symlinks=False)

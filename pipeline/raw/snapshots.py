@@ -230,8 +230,9 @@ FileKey = tuple[int, int, int]
 
 def file_key(info: os.stat_result) -> FileKey:
     """What says a stored file is unchanged since its bytes were read and verified: its size,
-    modification time and change time (ns). Any write moves the ctime, even one that kept the size
-    and put the old mtime back: nobody can set a ctime."""
+    modification time and change time (ns). A write moves the ctime, even one that kept the size
+    and put the old mtime back (nobody can set a ctime), to the file system's timestamp
+    resolution: a write in the same clock tick as the stat is not seen."""
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 

@@ -167,7 +167,17 @@ def refresh(
                     for start, stop in runs
                 ]
                 done = [part.result() for part in parts]
-            os.ftruncate(handle, done[-1][1])  # where the last run found the end
+            end = done[-1][1]  # where the last run found the end
+            short = any(
+                reached != stop
+                for (_, reached), (_, stop) in zip(done[:-1], runs[:-1], strict=True)
+            )
+            if short or end != os.fstat(theirs).st_size:
+                # the warehouse changed size meanwhile, which its DuckDB lock should prevent:
+                # the spare cannot be trusted to hold it; the caller copies it whole
+                destination.unlink()
+                return None
+            os.ftruncate(handle, end)
         finally:
             os.close(theirs)
     return sum(written for written, _ in done)
