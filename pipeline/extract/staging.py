@@ -38,7 +38,7 @@ from pipeline.raw.snapshots import (
     SnapshotDamaged,
     SnapshotMeta,
     SnapshotStore,
-    file_key,
+    still_verified,
 )
 from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
@@ -379,7 +379,7 @@ def _plan(
         if done is None or done[0] != version or done[2] == "failed" or done[3] != meta.sha256:
             jobs.append(job)  # read through the store, which refuses what is not a plain file
             continue
-        if tuple(done[1]) == file_key(info) and done[2] == "ok":
+        if done[2] == "ok" and still_verified((done[3], done[1]), meta, info):
             result.cached += 1
             continue
         # The file changed since it was extracted: only its hash says whether the bytes did.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,8 +14,8 @@ from pipeline.raw.snapshots import (
     SnapshotMeta,
     SnapshotStore,
     Withdrawal,
-    file_key,
     format_utc,
+    still_verified,
 )
 from pipeline.sources.registry import Source
 
@@ -117,14 +116,13 @@ def citation_check(
     known = verified or {}
 
     def unchanged(meta: SnapshotMeta) -> bool:
-        sha256, key = known.get(meta.snapshot_id, ("", None))
-        if key is None or sha256 != meta.sha256:
+        if meta.snapshot_id not in known:
             return False
         try:
             info = os.stat(store.path_of(meta), follow_symlinks=False)
         except OSError:
             return False
-        return stat.S_ISREG(info.st_mode) and file_key(info) == key
+        return still_verified(known[meta.snapshot_id], meta, info)
 
     def check(snapshot_id: str, sha256: str) -> str | None:
         meta = stored.get(snapshot_id)

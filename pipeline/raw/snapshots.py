@@ -236,6 +236,18 @@ def file_key(info: os.stat_result) -> FileKey:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def still_verified(
+    verified: tuple[str, FileKey] | None, meta: SnapshotMeta, info: os.stat_result
+) -> bool:
+    """Whether bytes found to hash to a sha256 (`verified`: that sha256 and the file's key then)
+    still stand without reading them again: the record names that sha256, and the data file
+    (`info`, stat'ed without following a link) is a plain file with that key."""
+    if verified is None:
+        return False
+    sha256, key = verified
+    return sha256 == meta.sha256 and stat.S_ISREG(info.st_mode) and file_key(info) == tuple(key)
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
