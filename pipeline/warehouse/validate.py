@@ -1,10 +1,15 @@
-"""Validating warehouse tables with their Pandera models in bounded memory: the rows are read in
-one scan, a chunk of at most BATCH_ROWS rows at a time, so a year of history never sits in
-memory at once. One query per run of snapshots read the whole table once per run: at 90 days of
-half-hourly polls (78 million observations, about 350 runs) the core checks had not finished
-after an hour. A model's uniqueness checks see one chunk at a time; a table's key is checked in
-SQL (`duplicate_keys`), and staged rows were validated whole, one snapshot at a time, when they
-were parsed."""
+"""Validating warehouse tables with their Pandera models.
+
+`validate_rows` checks the rows in SQL first, with the model's checks as predicates
+(pipeline/schema/sql_checks.py), in one scan; Pandera then reads only the snapshots with a row
+that fails one, and its failure cases are what a check reports. Reading every row into pandas to
+validate it again was most of a full build's checks (at 90 days of polls, 13 of the 16 minutes).
+
+Pandera reads rows in bounded memory: in one scan, a chunk of at most BATCH_ROWS rows at a time,
+so a year of history never sits in memory at once. One query per run of snapshots read the whole
+table once per run: at 90 days of half-hourly polls (78 million observations, about 350 runs) the
+core checks had not finished after an hour. A table's key is checked in SQL (`duplicate_keys`),
+and staged rows were validated whole, one snapshot at a time, when they were parsed."""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ import duckdb
 import pandas as pd
 import pandera.errors as pa_errors
 import pandera.pandas as pa
+
+from pipeline.schema.sql_checks import columns_match, failing_rows
 
 BATCH_ROWS = 250_000  # the 500,000-row batches were the peak of a day of polls
 _VECTOR = 2_048  # rows per DuckDB vector: fetch_df_chunk counts in vectors
@@ -64,6 +71,68 @@ def validate_by_snapshot(
     return checked, pd.concat(failures, ignore_index=True) if failures else None
 
 
+def _scope(snapshot_ids: Sequence[str] | None) -> tuple[str, list[object]]:
+    """The WHERE clause (and its parameter) of the rows of these snapshots; None: every row."""
+    if snapshot_ids is None:
+        return "true", []
+    return "snapshot_id IN (SELECT unnest(?::VARCHAR[]))", [list(snapshot_ids)]
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, tuple[str, bool]]:
+    """`schema.table`'s columns: name -> (DuckDB type, nullable)."""
+    schema, name = table.split(".")
+    rows = con.execute(
+        "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+        "WHERE schema_name = ? AND table_name = ? AND database_name = current_database()",
+        [schema, name],
+    ).fetchall()
+    return {column: (sql_type, bool(nullable)) for column, sql_type, nullable in rows}
+
+
+def failing_snapshots(
+    con: duckdb.DuckDBPyConnection,
+    model: type[pa.DataFrameModel],
+    table: str,
+    snapshot_ids: Sequence[str] | None = None,
+) -> tuple[int, list[str]] | None:
+    """(rows of these snapshots, or of all when None; the snapshots among them with a row that
+    fails one of the model's checks in SQL), in one scan; None when the table's columns are not
+    the model's, which only Pandera can say in its words."""
+    if not columns_match(model, table_columns(con, table)):
+        return None
+    scope, scoped = _scope(snapshot_ids)
+    found = con.execute(
+        f"SELECT count(*), list(DISTINCT snapshot_id) FILTER (WHERE {failing_rows(model)}) "
+        f"FROM {table} WHERE {scope}",
+        scoped,
+    ).fetchone()
+    rows, failing = found if found else (0, None)
+    return int(rows), sorted(failing or [])
+
+
+def validate_rows(
+    con: duckdb.DuckDBPyConnection,
+    model: type[pa.DataFrameModel],
+    table: str,
+    snapshot_ids: Sequence[str] | None = None,
+    limit: int | None = 50,
+) -> tuple[int, pd.DataFrame | None]:
+    """`validate_by_snapshot` over the rows of these snapshots (every row when None), with Pandera
+    reading only the snapshots whose rows fail in SQL (`failing_snapshots`): the rows checked and
+    Pandera's failure cases, or None. A table whose columns are not the model's is read whole."""
+    found = failing_snapshots(con, model, table, snapshot_ids)
+    if found is None:
+        if snapshot_ids is None:
+            sql = f"SELECT DISTINCT snapshot_id FROM {table} ORDER BY 1"
+            snapshot_ids = [row[0] for row in con.execute(sql).fetchall()]
+        return validate_by_snapshot(con, model, table, snapshot_ids, limit=limit)
+    rows, failing = found
+    if not failing:
+        return rows, None
+    _read, failures = validate_by_snapshot(con, model, table, failing, limit=limit)
+    return rows, failures
+
+
 def duplicate_keys(
     con: duckdb.DuckDBPyConnection,
     table: str,
@@ -72,14 +141,28 @@ def duplicate_keys(
     pass_rows: int = KEY_PASS_ROWS,
 ) -> int:
     """How many values of the key `columns` occur more than once in `table` (or among the rows of
-    these snapshots). Counted on the key's 64-bit hash, in as many passes as it takes to keep each
-    to about `pass_rows` rows (a pass takes one range of hash values), so the grouped count's
-    memory stays bounded whatever the table's size; a hash counted twice is then counted again
-    on the key itself, since two keys can share a hash. The hashes counted twice stay in a
-    temporary table, not in Python: a load appended twice repeats every key."""
+    these snapshots): `repeated_keys`' count."""
+    return repeated_keys(con, table, columns, snapshot_ids, pass_rows)[0]
+
+
+def repeated_keys(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Sequence[str],
+    snapshot_ids: Sequence[str] | None = None,
+    pass_rows: int = KEY_PASS_ROWS,
+    *,
+    owners: bool = False,
+) -> tuple[int, list[str]]:
+    """How many values of the key `columns` occur more than once in `table` (or among the rows of
+    these snapshots), and with `owners` the snapshots of the rows that share one. Counted on the
+    key's 64-bit hash, in as many passes as it takes to keep each to about `pass_rows` rows (a
+    pass takes one range of hash values), so the grouped count's memory stays bounded whatever
+    the table's size; a hash counted twice is then counted again on the key itself, since two
+    keys can share a hash. The hashes counted twice stay in a temporary table, not in Python: a
+    load appended twice repeats every key."""
     key = ", ".join(columns)
-    scope = "snapshot_id IN (SELECT unnest(?::VARCHAR[]))" if snapshot_ids is not None else "true"
-    scoped = [list(snapshot_ids)] if snapshot_ids is not None else []
+    scope, scoped = _scope(snapshot_ids)
     rows = con.execute(f"SELECT count(*) FROM {table} WHERE {scope}", scoped).fetchone()
     passes = max(1, math.ceil((rows[0] if rows else 0) / pass_rows))
     con.execute("CREATE OR REPLACE TEMP TABLE shared_key_hashes (h UBIGINT)")
@@ -92,13 +175,22 @@ def duplicate_keys(
                 scoped,
             )
         if not con.execute("SELECT count(*) FROM shared_key_hashes").fetchone()[0]:  # type: ignore[index]
-            return 0
+            return 0, []
+        candidates = (
+            f"FROM {table} WHERE {scope} AND hash({key}) IN (SELECT h FROM shared_key_hashes)"
+        )
         repeated = con.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} "
-            f"WHERE {scope} AND hash({key}) IN (SELECT h FROM shared_key_hashes) "
-            f"GROUP BY {key} HAVING count(*) > 1)",
+            f"SELECT count(*) FROM (SELECT 1 {candidates} GROUP BY {key} HAVING count(*) > 1)",
             scoped,
         ).fetchone()
-        return repeated[0] if repeated else 0
+        if not owners or not repeated or not repeated[0]:
+            return (repeated[0] if repeated else 0), []
+        # a window groups null keys together, as GROUP BY does
+        found = con.execute(
+            f"SELECT DISTINCT snapshot_id FROM (SELECT snapshot_id, "
+            f"count(*) OVER (PARTITION BY {key}) AS n {candidates}) WHERE n > 1 ORDER BY 1",
+            scoped,
+        ).fetchall()
+        return repeated[0], [row[0] for row in found]
     finally:
         con.execute("DROP TABLE IF EXISTS shared_key_hashes")

@@ -25,7 +25,7 @@ from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.validate import duplicate_keys, validate_by_snapshot
+from pipeline.warehouse.validate import duplicate_keys, validate_rows
 
 UNRESOLVED = dg.AssetKey("staging_unresolved_names")
 MART = dg.AssetKey("mart_views")
@@ -157,28 +157,13 @@ WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'h
 
 # Tables that grow with the history. Rows of snapshots loaded by earlier builds were validated
 # then (and their metadata never changes), so a build validates the rows of the snapshots it
-# appended. Their key (the model's, `unique_key`) is checked in SQL: over the rows it appended
-# when the table is derived per snapshot (every such key is or hashes its snapshot id, sql/core/,
-# so rows of two snapshots never share one), over the whole table otherwise, in passes of bounded
-# memory (`duplicate_keys`): one grouped count over the 78 million observations of a quarter of
-# half-hourly polls ran out of DuckDB's memory.
+# appended to the tables derived per snapshot; the others that grow (one row per snapshot) are
+# checked whole, which in SQL costs little. Their key (the model's, `unique_key`) is checked in
+# SQL: over the rows it appended when the table is derived per snapshot (every such key is or
+# hashes its snapshot id, sql/core/, so rows of two snapshots never share one), over the whole
+# table otherwise, in passes of bounded memory (`duplicate_keys`): one grouped count over the 78
+# million observations of a quarter of half-hourly polls ran out of DuckDB's memory.
 GROWING = (*PER_SNAPSHOT, "snapshots", "extractions")
-
-
-def _check_scope(
-    con: duckdb.DuckDBPyConnection, name: str, appended: list[str] | None
-) -> list[str]:
-    if appended is None:  # everything was derived again: validate everything
-        sql = f"SELECT DISTINCT snapshot_id FROM core.{name} ORDER BY 1"
-        return [row[0] for row in con.execute(sql).fetchall()]
-    if name in PER_SNAPSHOT:
-        return appended
-    # snapshots without figures (platform docs, claim pages) have no observations to append
-    without = con.execute(
-        f"SELECT snapshot_id FROM core.{name} "
-        "WHERE snapshot_id NOT IN (SELECT DISTINCT snapshot_id FROM core.observations)"
-    ).fetchall()
-    return sorted(set(appended) | {row[0] for row in without})
 
 
 def _validate_table(
@@ -187,8 +172,8 @@ def _validate_table(
     model: type[CoreTable],
     appended: list[str] | None,
 ) -> dg.AssetCheckResult:
-    """Validate a core table with its model (a table that grows with the history: the rows of
-    the snapshots this build appended, a chunk of rows at a time; see GROWING)."""
+    """Validate a core table with its model (a table that grows with the history: in SQL first,
+    the rows of the snapshots this build appended; see GROWING)."""
     key = core_asset_key(name)
     if name in GROWING:
         columns = unique_key(model)
@@ -201,8 +186,7 @@ def _validate_table(
                 passed=False,
                 metadata={"duplicate_keys": duplicates, "key": ", ".join(columns)},
             )
-        scope = _check_scope(con, name, appended)
-        checked, failures = validate_by_snapshot(con, model, f"core.{name}", scope)
+        checked, failures = validate_rows(con, model, f"core.{name}", within)
     else:
         frame = con.execute(f"SELECT * FROM core.{name}").df()
         checked, failures = len(frame), None

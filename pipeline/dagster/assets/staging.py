@@ -1,6 +1,7 @@
 """Staged layer: one asset per format. Each extracts its sources' new snapshots into the
 warehouse's `staging` schema; a blocking check per frame re-validates, with the very Pandera model
-the parser used, the rows after their round trip through DuckDB.
+the parser used, the rows after their round trip through DuckDB: in SQL, the model's checks as
+predicates, then Pandera over the snapshots whose rows fail one (pipeline/warehouse/validate.py).
 
 A failure stays with its snapshot: one its parser rejects, or whose staged rows fail the check,
 is recorded as a failed extraction (`staging.extractions`), and its source is read from its
@@ -11,12 +12,14 @@ from collections.abc import Iterator, Mapping
 
 import dagster as dg
 import duckdb
+import pandas as pd
 
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.raw import RAW_INVENTORY, raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
 from pipeline.extract.staging import extract, staged_rows
+from pipeline.schema.core import unique_key
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
@@ -24,7 +27,7 @@ from pipeline.support.limits import METADATA_ITEMS, capped, capped_text
 from pipeline.support.progress import warn
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
-from pipeline.warehouse.validate import validate_by_snapshot
+from pipeline.warehouse.validate import repeated_keys, validate_rows
 
 # Above this many rows a check re-validates only the rows this build added; older rows were
 # validated when they were staged.
@@ -54,12 +57,17 @@ def _check_frame(
     why) for rows of theirs that fail. `total` is the frame's row count over `snapshot_ids`."""
     model = FRAMES[frame]
     name = f"{frame}_matches_schema"
+    table = f"staging.{frame}"
     scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
-    checked, failures = validate_by_snapshot(con, model, f"staging.{frame}", scope, limit=None)
-    if failures is None:
+    checked, failures = validate_rows(con, model, table, scope, limit=None)
+    # the key, which Pandera saw a chunk at a time: each snapshot's rows were unique when parsed
+    key = unique_key(model)
+    _count, repeating = repeated_keys(con, table, key, scope, owners=True)
+    if failures is None and not repeating:
         return dg.AssetCheckResult(
             check_name=name, passed=True, metadata={"rows_checked": checked}
         ), {}
+    failures = failures if failures is not None else pd.DataFrame(columns=["snapshot_id"])
     sample = dg.MetadataValue.md(failures.head(METADATA_ITEMS).to_markdown())
     unattributed = failures[failures["snapshot_id"].isna()]
     if len(unattributed):  # a whole column or table: no snapshot to blame, the check fails
@@ -76,13 +84,23 @@ def _check_frame(
             str(case.snapshot_id),
             f"{case.snapshot_id}: staged {frame} rows fail {model.__name__}: {_failure_text(case)}",
         )
+    for snapshot_id in repeating:
+        rejected.setdefault(
+            snapshot_id,
+            f"{snapshot_id}: staged {frame} rows fail {model.__name__}: "
+            f"more than one row has the key ({', '.join(key)})",
+        )
     return dg.AssetCheckResult(
         check_name=name,
         passed=False,
         severity=dg.AssetCheckSeverity.WARN,  # the snapshots are rejected; the rest goes on
         description=f"{len(rejected)} snapshot(s) rejected: "
         + "; ".join(capped(list(rejected.values()), 3, "staging.extractions")),
-        metadata={"failures": len(failures), "rejected": len(rejected), "sample": sample},
+        metadata={
+            "failures": len(failures) + len(repeating),
+            "rejected": len(rejected),
+            "sample": sample,
+        },
     ), rejected
 
 
