@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -40,6 +41,7 @@ PARTITION_COLUMN = "observed_date"
 _OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
 PARTITION_INDEX = "_partitions.json"
 SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
+HOUR_WRITERS = min(4, os.cpu_count() or 1)  # hour files written at once
 # mart views that restate the history row for row (core.observations with names or flags, and for
 # figure_history also history.release_figures): derivable from the core files, by far the
 # largest, and each a scan of the whole history at every release (mart.endpoint_stats and
@@ -125,17 +127,41 @@ def _write_hours(
     hours: list[tuple[str, str]],
     folder: Path,
 ) -> None:
-    """One sorted file per hour (day, HH). The filter is a range of `column`, not its hour's
-    text, so the scan skips the row groups of other hours by their min and max (rows arrive in
-    time order): a filter on the text read the whole table once per file."""
+    """One sorted file per hour (day, HH), HOUR_WRITERS at a time. The filter is a range of
+    `column`, not its hour's text, so the scan skips the row groups of other hours by their min
+    and max (rows arrive in time order): a filter on the text read the whole table once per file.
+    An hour's file is smaller than a row group, which DuckDB writes on one thread: a full build
+    writes thousands, so they are written side by side, each on a cursor of its own."""
     order = SORTED_BY.get(table, "ALL")
-    for day, hh in hours:
+
+    def write(cursor: duckdb.DuckDBPyConnection, day: str, hh: str) -> None:
         start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
         query = (
             f"SELECT * FROM core.{table} "
             f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
         )
-        _copy(con, query, folder / _hour_file(day, hh), order=order)
+        _copy(cursor, query, folder / _hour_file(day, hh), order=order)
+
+    def write_all(cursor: duckdb.DuckDBPyConnection, part: list[tuple[str, str]]) -> None:
+        for day, hh in part:
+            write(cursor, day, hh)
+
+    writers = min(HOUR_WRITERS, len(hours))
+    if writers < 2:
+        write_all(con, hours)
+        return
+    cursors = [con.cursor() for _ in range(writers)]
+    try:
+        for cursor in cursors:
+            cursor.execute("SET TimeZone = 'UTC'")  # as connect() sets it
+        with ThreadPoolExecutor(writers) as pool:
+            # each cursor takes every n-th hour: a cursor serves one thread
+            parts = [pool.submit(write_all, c, hours[n::writers]) for n, c in enumerate(cursors)]
+            for part in parts:
+                part.result()
+    finally:
+        for cursor in cursors:
+            cursor.close()
 
 
 def _write_partitioned(
