@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -11,9 +11,11 @@ from typing import Any
 
 import pandas as pd
 import pandera.errors as pa_errors
+import pyarrow as pa
 
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
+from pipeline.schema.ddl import arrow_schema
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.text import TextDecodeError, decode_text
@@ -113,7 +115,21 @@ def _summarise(errors: pa_errors.SchemaErrors, limit: int = 6) -> str:
 
 
 class Records(list):
-    """Rows of a staged frame whose validation was deferred to a batch (see `deferred`)."""
+    """Rows of a staged frame whose validation was deferred to a batch (see `deferred`): the rows
+    as the parser gave them, and the provenance every row takes unless it gives its own."""
+
+    def __init__(self, rows: Iterable[Mapping[str, Any]], provenance: dict[str, Any]) -> None:
+        super().__init__(row if type(row) is dict else dict(row) for row in rows)
+        self.provenance = provenance
+
+    def merged(self) -> list[dict[str, Any]]:
+        """The rows with their provenance columns."""
+        rows = [self.provenance | row for row in self]
+        for key, value in self.provenance.items():
+            for row in rows:
+                if row[key] is None:
+                    row[key] = value
+        return rows
 
 
 _deferred = threading.local()
@@ -132,7 +148,44 @@ def deferred() -> Iterator[None]:
 
 def frame_of(frame_name: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(FRAMES[frame_name].to_schema().columns)
-    return pd.DataFrame.from_records(list(records), columns=columns)
+    rows = records.merged() if isinstance(records, Records) else list(records)
+    return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def _with_provenance(records: Records, column: pa.ChunkedArray, field: pa.Field) -> pa.Array:
+    """A provenance column: the rows' own values (a source that dates its figures itself), and
+    the snapshot's where a row gives none (a null is no value of its own)."""
+    default = records.provenance[field.name]
+    if column.null_count == len(column):  # no row gives one: the usual case
+        return pa.repeat(pa.scalar(default, type=field.type), len(records))
+    if column.null_count == 0:
+        return column
+    values = [row.get(field.name) for row in records]
+    return pa.array([default if v is None else v for v in values], type=field.type)
+
+
+def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
+    """Rows of many snapshots as one Arrow table of the frame's model types, built column by
+    column in Arrow (a DataFrame from row dicts took twice as long, and Pandera then coerced its
+    object columns). A value Arrow cannot hold as its column's type (a string in a number
+    column) raises `pa.ArrowException`; the caller then takes the pandas path, where Pandera's
+    coercion decides."""
+    schema = arrow_schema(FRAMES[frame_name])
+    pieces = []
+    for records in parts:
+        rows = pa.Table.from_pylist(records, schema=schema)  # a key it lacks is a null
+        pieces.append(
+            pa.Table.from_arrays(
+                [
+                    _with_provenance(records, rows.column(field.name), field)
+                    if field.name in records.provenance
+                    else rows.column(field.name)
+                    for field in schema
+                ],
+                schema=schema,
+            )
+        )
+    return pa.concat_tables(pieces) if pieces else schema.empty_table()
 
 
 def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:
@@ -154,7 +207,7 @@ def validated(
         "snapshot_id": snapshot.snapshot_id,
         "observed_at": snapshot.observed_at,
     }
-    records = Records(provenance | dict(row) for row in rows)
+    records = Records(rows, provenance)
     if getattr(_deferred, "on", False):
         return records  # type: ignore[return-value]
     try:

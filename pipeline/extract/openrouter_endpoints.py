@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
@@ -59,6 +60,8 @@ COUNTS = ("context_length", "max_completion_tokens", "max_prompt_tokens")
 UPTIMES = ("uptime_last_5m", "uptime_last_30m", "uptime_last_1d")
 SHAPE = "{'data': {'id': 'author/slug', 'endpoints': [endpoint, ...]}}"
 SHOWN_PROBLEMS = 5
+_PRICE_TEXT = 40  # prices written longer than this are read each time, not kept
+_EXACT = 2**53  # an integer beyond this may not be a float exactly (json_number then decides)
 
 
 class _Problem(Exception):
@@ -95,6 +98,8 @@ def _summary(problems: list[str]) -> str | None:
 def _number(value: Any, what: str, low: float, high: float) -> float | None:
     if value is None:
         return None
+    if type(value) is float and low <= value <= high:  # the usual case; NaN fails the test
+        return value
     number = json_number(_SCOPE, value, what)
     if not low <= number <= high:
         raise _Problem(f"{what} is {shorten(repr(value), 40)}: expected {low:g} to {high:g}")
@@ -102,13 +107,40 @@ def _number(value: Any, what: str, low: float, high: float) -> float | None:
 
 
 def _price(value: Any, what: str) -> float | None:
+    if type(value) is str and len(value) <= _PRICE_TEXT:
+        return _price_of_text(value, what)
+    return _checked_price(value, what)
+
+
+@lru_cache(maxsize=4096)
+def _price_of_text(value: str, what: str) -> float | None:
+    """Prices come as strings, and a poll repeats a few hundred of them thousands of times."""
+    return _checked_price(value, what)
+
+
+def _checked_price(value: Any, what: str) -> float | None:
     price = usd_per_mtok(_SCOPE, value, what, per_tokens=PER_TOKEN, variable=True)
     if price is not None and price >= MAX_PRICE_USD_PER_MTOK:
         raise _Problem(f"{what} is {shorten(repr(value), 40)}: not a price per token")
     return price
 
 
-def _statistics(endpoint: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]:
+def _figure(raw: Any, key: str, statistic: str, divisor: float, bound: float) -> float:
+    """A percentile in its metric's unit: positive, under `bound`."""
+    # the usual case first: a JSON number in range (NaN and infinities fail the test)
+    if type(raw) is float or (type(raw) is int and -_EXACT < raw < _EXACT):
+        value = raw / divisor
+        if 0 < value < bound:
+            return value
+    value = json_number(_SCOPE, raw, f"{key}.{statistic}") / divisor
+    if not 0 < value < bound:
+        raise _Problem(
+            f"{key}.{statistic} is {shorten(repr(raw), 40)}: expected a positive figure or null"
+        )
+    return value
+
+
+def _statistics(endpoint: dict[str, Any], url: str, model: str, tag: str) -> list[dict[str, Any]]:
     rows = []
     for metric, (key, divisor, bound) in STATISTICS.items():
         block = endpoint.get(key)
@@ -120,13 +152,18 @@ def _statistics(endpoint: dict[str, Any], base: dict[str, Any]) -> list[dict[str
             raw = block.get(statistic)
             if raw is None:
                 continue  # a percentile missing or null is not measured, never 0
-            value = json_number(_SCOPE, raw, f"{key}.{statistic}") / divisor
-            if not 0 < value < bound:
-                raise _Problem(
-                    f"{key}.{statistic} is {shorten(repr(raw), 40)}: expected a positive figure "
-                    "or null"
-                )
-            rows.append(base | {"metric": metric, "statistic": statistic, "value": value})
+            rows.append(
+                {
+                    "member_url": url,
+                    "model": model,
+                    "tag": tag,
+                    "window_minutes": OPENROUTER_WINDOW_MINUTES,
+                    "method": METHOD,
+                    "metric": metric,
+                    "statistic": statistic,
+                    "value": _figure(raw, key, statistic, divisor, bound),
+                }
+            )
     return rows
 
 
@@ -187,9 +224,7 @@ def _endpoint_fields(
         "discount": _number(pricing.get("discount"), "pricing.discount", 0, 1),
         "function_calling": "tools" in parameters if isinstance(parameters, list) else None,
     }
-    base = {"member_url": url, "model": model, "tag": tag}
-    base |= {"window_minutes": OPENROUTER_WINDOW_MINUTES, "method": METHOD}
-    return row, _statistics(endpoint, base)
+    return row, _statistics(endpoint, url, model, tag)
 
 
 def _body(member: BundleMember) -> Any:

@@ -29,9 +29,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
-from pipeline.extract.base import deferred, frame_of, validate_frame
+from pipeline.extract.base import Records, deferred, frame_of, staged_table, validate_frame
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import (
     FileKey,
@@ -196,8 +197,7 @@ def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     if not jobs:
         return chunk
     store = SnapshotStore(Path(jobs[0].raw_root))
-    records: dict[str, list[dict]] = {}
-    owners: dict[str, list[str]] = {}  # frame -> snapshot id of each record, in order
+    parts: dict[str, list[Records]] = {}  # frame -> each snapshot's rows, in order
     started = time.perf_counter()
     for job in jobs:
         sid = job.meta.snapshot_id
@@ -210,34 +210,50 @@ def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
             continue
         chunk.counts[sid] = {name: len(rows) for name, rows in result.items()}
         for name, rows in result.items():
-            records.setdefault(name, []).extend(rows)
-            owners.setdefault(name, []).extend([sid] * len(rows))
+            parts.setdefault(name, []).append(rows)
     chunk.parse_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    for name, rows in records.items():
-        frame = frame_of(name, rows)
-        try:
-            chunk.frames[name] = validate_frame(name, frame)
-        except ValueError:
-            # Find which snapshots broke the rules; the rest of the chunk is still good.
-            owner = pd.Series(owners[name])
-            good = []
-            for sid in dict.fromkeys(owners[name]):
-                try:
-                    good.append(validate_frame(name, frame[owner.values == sid]))
-                except ValueError as error:
-                    chunk.failed[sid] = f"{sid}: {error}"
-            chunk.frames[name] = pd.concat(good, ignore_index=True) if good else frame.iloc[:0]
+    for name, frame_parts in parts.items():
+        chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed)
     for sid in chunk.failed:
         chunk.counts.pop(sid, None)
-    for name, frame in chunk.frames.items():
-        if chunk.failed and len(frame):
-            frame = frame[~frame["snapshot_id"].isin(chunk.failed)]
-        # Arrow here, in the worker: the writer then only inserts (and Arrow pickles cheaply)
-        columns = list(FRAMES[name].to_schema().columns)
-        chunk.frames[name] = pa.Table.from_pandas(frame[columns], preserve_index=False)
+    if chunk.failed:  # a snapshot that failed one frame is left out of all of them
+        failed = pa.array(list(chunk.failed), pa.string())
+        for name, table in chunk.frames.items():
+            chunk.frames[name] = table.filter(
+                pc.invert(pc.is_in(table.column("snapshot_id"), value_set=failed))
+            )
     chunk.validate_seconds = time.perf_counter() - started
     return chunk
+
+
+def _checked_table(name: str, parts: list[Records], failed: dict[str, str]) -> pa.Table:
+    """A frame's rows of a chunk's snapshots, validated, as Arrow (the writer then only inserts,
+    and Arrow pickles cheaply). Built in Arrow with the model's types and validated in one
+    Pandera call; where that fails, the rows go the pandas path, where Pandera coerces, and each
+    snapshot of a frame that fails is validated alone to name the culprits (recorded in
+    `failed`), so the rest of the chunk is still good."""
+    try:
+        table = staged_table(name, parts)
+        validate_frame(name, table.to_pandas())
+        return table
+    except (ValueError, pa.ArrowException):
+        pass
+    frame = frame_of(name, [row for records in parts for row in records.merged()])
+    try:
+        good = [validate_frame(name, frame)]
+    except ValueError:
+        owner = pd.Series([r.provenance["snapshot_id"] for r in parts for _ in range(len(r))])
+        good = []
+        for records in parts:
+            sid = records.provenance["snapshot_id"]
+            try:
+                good.append(validate_frame(name, frame[owner.values == sid]))
+            except ValueError as error:
+                failed[sid] = f"{sid}: {error}"
+    columns = list(FRAMES[name].to_schema().columns)
+    kept = pd.concat(good, ignore_index=True) if good else frame.iloc[:0]
+    return pa.Table.from_pandas(kept[columns], preserve_index=False)
 
 
 def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> None:

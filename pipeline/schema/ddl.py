@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import duckdb
 import pandera.pandas as pa
+import pyarrow
 
 from pipeline.schema.vocabulary import (
     FETCH_OUTCOMES,
@@ -95,6 +96,24 @@ def duckdb_type(dtype: object) -> str:
     if name not in _TYPES:
         raise KeyError(f"no DuckDB type for pandas dtype {name!r}")
     return _TYPES[name]
+
+
+# The Arrow type of each DuckDB type above: what a staged frame is built as before it is validated
+# and inserted (pipeline/extract/base.py), so its values reach DuckDB as the model types them.
+_ARROW_TYPES = {
+    "VARCHAR": pyarrow.string(),
+    "DOUBLE": pyarrow.float64(),
+    "BIGINT": pyarrow.int64(),
+    "BOOLEAN": pyarrow.bool_(),
+    "TIMESTAMP WITH TIME ZONE": pyarrow.timestamp("ns", tz="UTC"),
+}
+
+
+def arrow_schema(model: type[pa.DataFrameModel]) -> pyarrow.Schema:
+    """The model's columns as an Arrow schema (the DuckDB types of its DDL)."""
+    return pyarrow.schema(
+        [pyarrow.field(name, _ARROW_TYPES[sql_type]) for name, sql_type, _n, _d in columns(model)]
+    )
 
 
 def columns(model: type[pa.DataFrameModel]) -> list[tuple[str, str, bool, str]]:

@@ -1,0 +1,126 @@
+"""Staged rows are built in Arrow with the models' types (`staged_table`) and take the pandas path
+(a DataFrame from row dicts, Pandera's coercion) only when that fails: both give the same table
+for every bundled snapshot, and a chunk with a snapshot whose values Arrow cannot hold, or whose
+rows break their model, still stages the others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from conftest import BUNDLED_RAW
+
+from pipeline.extract import PARSERS
+from pipeline.extract.base import Records, SnapshotInput, deferred, frame_of, staged_table
+from pipeline.extract.base import validate_frame as pandas_validated
+from pipeline.extract.staging import _checked_table
+from pipeline.normalise.reviewed import ReviewedFiles
+from pipeline.raw.snapshots import SnapshotStore
+from pipeline.schema.staging import FRAMES
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import BUNDLED_METADATA
+
+SOURCES = load_registry(BUNDLED_METADATA / "sources.toml")
+REVIEWED = ReviewedFiles.load(BUNDLED_METADATA)
+
+
+def _parsed() -> dict[str, list[Records]]:
+    """Every frame of every bundled snapshot, each snapshot's rows as its parser gave them."""
+    store = SnapshotStore(BUNDLED_RAW)
+    frames: dict[str, list[Records]] = {}
+    for meta in store.list():
+        source = SOURCES[meta.source_id]
+        with deferred():
+            result = PARSERS[source.format].parse(
+                SnapshotInput(meta, source, store.read(meta), REVIEWED)
+            )
+        for name, records in result.items():
+            frames.setdefault(name, []).append(records)
+    return frames
+
+
+PARSED = _parsed()
+
+
+def _pandas_path(name: str, parts: list[Records]) -> pa.Table:
+    frame = frame_of(name, [row for records in parts for row in records.merged()])
+    columns = list(FRAMES[name].to_schema().columns)
+    return pa.Table.from_pandas(pandas_validated(name, frame)[columns], preserve_index=False)
+
+
+@pytest.mark.parametrize("name", sorted(PARSED))
+def test_arrow_and_pandas_stage_the_same_rows(name):
+    parts = PARSED[name]
+    built = staged_table(name, parts)
+    by_pandas = _pandas_path(name, parts)
+    assert built.schema.names == by_pandas.schema.names
+    # pandas' strings come out as large_string, which DuckDB reads as it reads string
+    assert built.to_pylist() == by_pandas.cast(built.schema).to_pylist()
+    assert built.num_rows == sum(len(records) for records in parts)
+
+
+def test_every_frame_with_rows_in_the_bundled_corpus_is_compared():
+    assert {name for name, parts in PARSED.items() if any(parts)} >= set(FRAMES) - {
+        "unreviewed_figures"  # no bundled claim page has a figure no reviewed claim covers
+    }
+
+
+def _records(sid: str, rows: list[dict], when: str = "2026-11-29T06:00:00Z") -> Records:
+    provenance = {"source_id": "s", "snapshot_id": sid, "observed_at": pd.Timestamp(when)}
+    return Records(rows, provenance)
+
+
+def test_a_row_that_dates_itself_keeps_its_date_and_the_others_take_the_snapshots():
+    template = PARSED["llmperf_runs"][0][0]
+    own = pd.Timestamp("2026-06-01T00:00:00Z")
+    dated = {k: v for k, v in template.items() if k != "observed_at"} | {"observed_at": own}
+    undated = {k: v for k, v in template.items() if k != "observed_at"}
+    table = staged_table("llmperf_runs", [_records("a/1", [dated]), _records("b/2", [undated])])
+    assert table.column("observed_at").to_pylist() == [own, pd.Timestamp("2026-11-29T06:00Z")]
+    assert table.column("snapshot_id").to_pylist() == ["a/1", "b/2"]
+
+
+def test_a_value_arrow_cannot_hold_goes_the_pandas_path_and_the_rest_of_the_chunk_stays():
+    parts = [records for records in PARSED["openrouter_endpoint_stats"] if records]
+    good = parts[0]
+    odd = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "odd/1"})
+    odd[0]["value"] = "12.5"  # a string Pandera coerces; Arrow refuses it in a float column
+    with pytest.raises(pa.ArrowException):
+        staged_table("openrouter_endpoint_stats", [good, odd])
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoint_stats", [good, odd], failed)
+    assert failed == {}
+    assert table.num_rows == 2 * len(good)
+    assert table.column("value").to_pylist()[len(good)] == 12.5
+
+
+def test_a_snapshot_whose_rows_break_the_model_is_named_and_the_others_are_kept():
+    good = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    bad = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "bad/1"})
+    bad[0]["value"] = -3.0
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoint_stats", [good, bad], failed)
+    assert list(failed) == ["bad/1"] and "value" in failed["bad/1"]
+    assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
+
+
+def test_a_null_provenance_value_is_no_value_of_its_own():
+    template = PARSED["llmperf_runs"][0][0]
+    row = {k: v for k, v in template.items() if k != "observed_at"} | {"observed_at": None}
+    records = _records("a/1", [row])
+    assert records.merged()[0]["observed_at"] == pd.Timestamp("2026-11-29T06:00Z")
+    table = staged_table("llmperf_runs", [records])
+    assert table.column("observed_at").to_pylist() == [pd.Timestamp("2026-11-29T06:00Z")]
+
+
+def test_nothing_parsed_is_an_empty_table_of_the_model():
+    table = staged_table("openrouter_endpoints", [])
+    assert table.num_rows == 0
+    assert table.schema.names == list(FRAMES["openrouter_endpoints"].to_schema().columns)
+
+
+def test_the_parsed_corpus_is_the_bundled_one():
+    rows = sum(len(records) for parts in PARSED.values() for records in parts)
+    assert Path(BUNDLED_RAW).is_dir() and rows > 10_000
