@@ -11,6 +11,7 @@ from test_build import AA_PAGE, PAGE_TIME, add_page, copy_of
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.settings import Settings
+from pipeline.warehouse.citations import CITATIONS, citation_counts
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.current import CURRENT, refresh_current
 from pipeline.warehouse.measurement_sources import (
@@ -55,6 +56,11 @@ def measurement_differences(con: duckdb.DuckDBPyConnection) -> int:
     )
 
 
+def citation_differences(con: duckdb.DuckDBPyConnection) -> int:
+    """Rows of the kept citation counts not in a count of the whole history, and the reverse."""
+    return mismatched(con, f"SELECT * FROM {CITATIONS}", citation_counts(None))
+
+
 def withdraw_newest_and_build(settings: Settings, source_id: str) -> None:
     """Withdraw the source's newest snapshot (its figures are removed) and build."""
     store = SnapshotStore(settings.raw_dir)
@@ -67,6 +73,7 @@ def test_a_build_keeps_the_current_observations_of_the_whole_history(built: Sett
     with connect(built.database, read_only=True) as con:
         assert con.execute(f"SELECT count(*) FROM {CURRENT}").fetchone()[0] > 50
         assert differences(con) == 0
+        assert citation_differences(con) == 0
         # and the figures the mart keeps are those computed afresh
         kept = con.execute("SELECT count(*) FROM mart.current_figures").fetchone()[0]
         same = con.execute(
@@ -159,6 +166,7 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
         assert differences(con) == 0
         assert measurement_differences(con) == 0
         assert endpoint_differences(con) == 0
+        assert citation_differences(con) == 0
         assert con.execute(named, [new]).fetchone() == (1,)
         (value,) = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "
@@ -171,6 +179,7 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
         assert differences(con) == 0
         assert measurement_differences(con) == 0
         assert endpoint_differences(con) == 0
+        assert citation_differences(con) == 0
         assert con.execute(named, [new]).fetchone() == (0,)
         values = con.execute(
             f"SELECT value FROM {CURRENT} WHERE endpoint_id LIKE 'cerebras/kimi-k2.6/%' "

@@ -31,6 +31,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
+from pipeline.warehouse.citations import ensure_citations, refresh_citations
 from pipeline.warehouse.current import ensure_current, refresh_current
 from pipeline.warehouse.measurement_sources import (
     ensure_measurement_sources,
@@ -68,6 +69,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("DELETE FROM core.build_state")
     ensure_current(con)
     ensure_measurement_sources(con)
+    ensure_citations(con)
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
@@ -390,6 +392,7 @@ def build_core(
         added = "staging.observation_scope" if only_added else None
         refresh_current(con, added)
         refresh_measurement_sources(con, added)
+        refresh_citations(con, added)
         refresh_partitions(
             con,
             "staging.observation_scope" if append else None,

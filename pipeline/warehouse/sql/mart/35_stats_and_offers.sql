@@ -133,19 +133,13 @@ COMMENT ON COLUMN mart.model_figures.stale IS 'older than its source''s cadence 
 -- what `speedbook resolve --pending` lists for review.
 CREATE OR REPLACE VIEW mart.unreviewed_entities AS
 WITH cited AS (
-    SELECT 'provider' AS kind, provider_id AS entity_id, count(*) AS citations
-    FROM (SELECT provider_id FROM core.observations
-          UNION ALL SELECT provider_id FROM core.endpoint_offers
-          UNION ALL SELECT provider_id FROM core.catalogue_offers)
-    GROUP BY ALL
-    UNION ALL
-    SELECT 'model', model_id, count(*)
-    FROM (SELECT model_id FROM core.observations
-          UNION ALL SELECT model_id FROM core.endpoint_offers
-          UNION ALL SELECT model_id FROM core.catalogue_offers
-          UNION ALL SELECT model_id FROM core.platform_models
-          UNION ALL SELECT model_id FROM core.model_figures)
-    WHERE model_id IS NOT NULL
+    -- the history's figures and offers, counted as each build adds them
+    -- (pipeline/warehouse/citations.py), and the catalogue entries of this build
+    SELECT kind, entity_id, sum(citations)::BIGINT AS citations
+    FROM (SELECT kind, entity_id, citations FROM staging.entity_citations
+          UNION ALL
+          SELECT 'model', model_id, count(*) FROM core.platform_models
+          WHERE model_id IS NOT NULL GROUP BY ALL)
     GROUP BY ALL
 ),
 entities AS (
