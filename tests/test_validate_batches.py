@@ -5,7 +5,7 @@ import duckdb
 import pandera.pandas as pa
 import pytest
 
-from pipeline.warehouse.validate import duplicate_keys, validate_by_snapshot
+from pipeline.warehouse.validate import duplicate_keys, repeated_keys, validate_by_snapshot
 
 
 class Figure(pa.DataFrameModel):
@@ -96,3 +96,18 @@ def test_a_table_whose_every_key_repeats_is_counted_in_sql(con):
     con.execute("INSERT INTO t SELECT * FROM t")  # a load appended twice
     assert duplicate_keys(con, "t", ["snapshot_id", "value"], pass_rows=3_000) == 20_000
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("pass_rows", [1_000_000, 1_500, 7])
+def test_a_key_naming_the_snapshot_is_counted_a_run_of_snapshots_at_a_time(con, pass_rows):
+    """Such a key is counted within runs of whole snapshots (the passes read the table once
+    between them) and finds what the passes over hash ranges find, with the snapshots."""
+    from pipeline.warehouse.validate import _repeated_by_hash
+
+    con.execute("INSERT INTO t VALUES ('s3', 3001), ('s3', 3001), ('s7', 7002), ('big', 5)")
+    key = ["snapshot_id", "value"]
+    expected = (3, ["big", "s3", "s7"])
+    assert repeated_keys(con, "t", key, pass_rows=pass_rows) == expected
+    assert _repeated_by_hash(con, "t", key, None, 1_500, owners=True) == expected
+    assert repeated_keys(con, "t", key, ["s3", "s4"], pass_rows=pass_rows) == (1, ["s3"])
+    assert repeated_keys(con, "t", key, [], pass_rows=pass_rows) == (0, [])

@@ -155,12 +155,64 @@ def repeated_keys(
     owners: bool = False,
 ) -> tuple[int, list[str]]:
     """How many values of the key `columns` occur more than once in `table` (or among the rows of
-    these snapshots), and with `owners` the snapshots of the rows that share one. Counted on the
-    key's 64-bit hash, in as many passes as it takes to keep each to about `pass_rows` rows (a
-    pass takes one range of hash values), so the grouped count's memory stays bounded whatever
-    the table's size; a hash counted twice is then counted again on the key itself, since two
-    keys can share a hash. The hashes counted twice stay in a temporary table, not in Python: a
-    load appended twice repeats every key."""
+    these snapshots), and with `owners` the snapshots of the rows that share one, in passes of
+    about `pass_rows` rows each, so the grouped count's memory stays bounded whatever the table's
+    size. A key that names the snapshot is counted a run of whole snapshots at a time (two
+    snapshots' rows cannot share it), so the passes read the table once between them; any other
+    key a range of its 64-bit hash values at a time (`_repeated_by_hash`)."""
+    if "snapshot_id" in columns:
+        return _repeated_by_snapshot(con, table, columns, snapshot_ids, pass_rows)
+    return _repeated_by_hash(con, table, columns, snapshot_ids, pass_rows, owners=owners)
+
+
+def _repeated_by_snapshot(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Sequence[str],
+    snapshot_ids: Sequence[str] | None,
+    pass_rows: int,
+) -> tuple[int, list[str]]:
+    key = ", ".join(columns)
+    scope, scoped = _scope(snapshot_ids)
+    sizes = con.execute(
+        f"SELECT snapshot_id, count(*) FROM {table} WHERE {scope} GROUP BY 1 ORDER BY 1", scoped
+    ).fetchall()
+    repeated, found = 0, set()
+    batch: list[str] = []
+    held = 0
+    for position, (snapshot_id, rows) in enumerate(sizes):
+        batch.append(snapshot_id)
+        held += rows
+        if held < pass_rows and position + 1 < len(sizes):
+            continue
+        # the range lets the scan skip the row groups of other snapshots (rows are stored in
+        # the order their snapshots were read)
+        for owner, keys in con.execute(
+            f"SELECT snapshot_id, count(*) FROM (SELECT any_value(snapshot_id) AS snapshot_id "
+            f"FROM {table} WHERE snapshot_id BETWEEN ? AND ? "
+            "AND snapshot_id IN (SELECT unnest(?::VARCHAR[])) "
+            f"GROUP BY {key} HAVING count(*) > 1) GROUP BY 1",
+            [batch[0], batch[-1], batch],
+        ).fetchall():
+            repeated += keys
+            found.add(owner)
+        batch, held = [], 0
+    return repeated, sorted(found)
+
+
+def _repeated_by_hash(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Sequence[str],
+    snapshot_ids: Sequence[str] | None,
+    pass_rows: int,
+    *,
+    owners: bool,
+) -> tuple[int, list[str]]:
+    """Counted on the key's 64-bit hash, in as many passes as it takes to keep each to about
+    `pass_rows` rows (a pass takes one range of hash values); a hash counted twice is then counted
+    again on the key itself, since two keys can share a hash. The hashes counted twice stay in a
+    temporary table, not in Python: a load appended twice repeats every key."""
     key = ", ".join(columns)
     scope, scoped = _scope(snapshot_ids)
     rows = con.execute(f"SELECT count(*) FROM {table} WHERE {scope}", scoped).fetchone()
