@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from pipeline.warehouse.citations import refresh_citations
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import ensure_core
 from pipeline.warehouse.current import refresh_current
@@ -171,6 +172,7 @@ class Warehouse:
         con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [self.as_of, data_date])
         refresh_current(con, None)  # as the core build does
         refresh_measurement_sources(con, None)
+        refresh_citations(con, None)
         apply_marts(con)
         return con
 

@@ -61,4 +61,5 @@ def refresh_citations(con: duckdb.DuckDBPyConnection, added: str | None) -> None
 
 
 def _count_afresh(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS staging")  # a warehouse made by hand has none
     con.execute(f"CREATE OR REPLACE TABLE {CITATIONS} AS {citation_counts(None)}")

@@ -49,6 +49,12 @@ CREATE TABLE IF NOT EXISTS core.build_state (
 
 
 MACROS_SQL = "00_macros.sql"
+# The core SQL that derives each row from its own snapshot alone, run a batch of the snapshots in
+# scope at a time (the temp table derive_batch), in the order of their ids: at 90 days of polls
+# one join of every staged figure with its endpoint spilled gigabytes to disk. A batch holds at
+# most DERIVE_BATCH_BYTES of snapshots as received (or one larger snapshot).
+BATCHED_SQL = ("10_measured_observations.sql", "15_offers_and_model_figures.sql")
+DERIVE_BATCH_BYTES = 512 * 1024 * 1024
 
 
 class CoreBuildError(RuntimeError):
@@ -375,8 +381,17 @@ def build_core(
             for row in con.execute("SELECT snapshot_id FROM staging.observation_scope").fetchall()
         ]
         pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
+        batches = _derive_batches(con)
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
-            con.execute(path.read_text(encoding="utf-8"))
+            sql = path.read_text(encoding="utf-8")
+            for batch in batches if path.name in BATCHED_SQL else [None]:
+                if batch is not None:
+                    con.execute(
+                        "CREATE OR REPLACE TEMP TABLE derive_batch AS "
+                        "SELECT unnest(?::VARCHAR[]) AS snapshot_id",
+                        [batch],
+                    )
+                con.execute(sql)
         # a damaged or unreadable snapshot is not used, so it cannot date the build either
         used = con.execute(
             "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"
@@ -407,6 +422,24 @@ def build_core(
         con.execute("ROLLBACK")
         raise
     return CoreResult(counts, appended if append else None)
+
+
+def _derive_batches(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
+    """The snapshots of staging.observation_scope in batches of about DERIVE_BATCH_BYTES as
+    received, by id; one empty batch when there are none (the SQL still runs, adding nothing)."""
+    sizes = con.execute(
+        "SELECT snapshot_id, size_bytes FROM core.snapshots "
+        "SEMI JOIN staging.observation_scope USING (snapshot_id) ORDER BY snapshot_id"
+    ).fetchall()
+    batches: list[list[str]] = []
+    held = DERIVE_BATCH_BYTES
+    for snapshot_id, size in sizes:
+        if held + size > DERIVE_BATCH_BYTES:  # the first snapshot opens the first batch
+            batches.append([])
+            held = 0
+        batches[-1].append(snapshot_id)
+        held += size
+    return batches or [[]]
 
 
 def _drop_rows_out_of_scope(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

@@ -1,5 +1,8 @@
+-- Derived a batch of snapshots at a time (derive_batch, pipeline/warehouse/core.py), like the
+-- measured observations: each row depends on its own snapshot only.
+
 -- What each endpoint offers per OpenRouter snapshot (prices, limits, uptime, tool calling), keyed
--- like its statistics (10_observations.sql), so an endpoint without statistics (no API key) is
+-- like its statistics (10_measured_observations.sql), so an endpoint without statistics (no API key) is
 -- still listed with its prices.
 INSERT INTO core.endpoint_offers BY NAME
 SELECT core.endpoint_id(p.entity_id, m.entity_id,
@@ -20,7 +23,7 @@ SELECT core.endpoint_id(p.entity_id, m.entity_id,
        e.discount, e.function_calling, e.uptime_last_30m, e.uptime_last_1d, e.member_url,
        e.observed_at, e.snapshot_id, e.source_id, src.tier
 FROM staging.openrouter_endpoints AS e
-SEMI JOIN staging.observation_scope USING (snapshot_id)
+SEMI JOIN derive_batch USING (snapshot_id)
 JOIN core.identified('provider') AS p ON p.label = e.tag_root
 JOIN core.identified('model') AS m ON m.label = e.model
 LEFT JOIN staging.label_resolution AS t ON t.kind = 'endpoint_tag' AND t.label = e.tag_suffix
@@ -36,7 +39,7 @@ SELECT p.entity_id AS provider_id, ps.platform_id, o.provider_id AS catalogue_pr
        o.context_window, o.max_output_tokens, o.function_calling, o.reasoning, o.open_weights,
        o.release_date, o.status, o.observed_at, o.snapshot_id, o.source_id
 FROM staging.models_dev_offers AS o
-SEMI JOIN staging.observation_scope USING (snapshot_id)
+SEMI JOIN derive_batch USING (snapshot_id)
 JOIN core.identified('provider') AS p ON p.label = o.provider_id
 LEFT JOIN core.identified('model') AS m ON m.label = o.platform_model_id
 LEFT JOIN staging.platform_sources AS ps
@@ -53,23 +56,8 @@ SELECT md5(concat_ws('|', f.snapshot_id, 'aa-model', f.aa_model_id, f.metric)) A
                 parallel_queries: f.parallel_queries})::VARCHAR AS workload,
        f.observed_at, s.retrieved_at, f.snapshot_id, f.source_id, src.tier
 FROM staging.aa_model_figures AS f
-SEMI JOIN staging.observation_scope USING (snapshot_id)
+SEMI JOIN derive_batch USING (snapshot_id)
 JOIN staging.aa_models AS a USING (snapshot_id, aa_model_id)
 JOIN core.identified('model') AS r ON r.label = a.name
 JOIN core.snapshots AS s ON s.snapshot_id = f.snapshot_id
 JOIN core.sources AS src ON src.source_id = f.source_id;
-
--- Every endpoint a figure or an offer names. A build that only added rows keeps the table and reads
--- the rows it added (endpoint_scope: pipeline/warehouse/core.py); any other emptied it and reads
--- every snapshot's. Reading the whole history at every build was most of one more poll's load.
-INSERT INTO core.endpoints BY NAME
-SELECT DISTINCT endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort,
-       region
-FROM (
-    SELECT endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort, region
-    FROM core.observations SEMI JOIN endpoint_scope USING (snapshot_id)
-    UNION ALL
-    SELECT endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort, region
-    FROM core.endpoint_offers SEMI JOIN endpoint_scope USING (snapshot_id)
-)
-WHERE endpoint_id NOT IN (SELECT endpoint_id FROM core.endpoints);
