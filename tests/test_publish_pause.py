@@ -61,3 +61,35 @@ def test_publish_pauses_through_pause_point(sleeps, tmp_path: Path, monkeypatch)
     assert marker.is_file()
     assert publish.list_versions(exports) == []
     assert not list(exports.iterdir())  # the staging folder was removed on the way out
+
+
+def test_a_release_makes_durable_what_it_writes_not_what_it_links(built, tmp_path, monkeypatch):
+    """Every file a release writes is fsynced before the rename; a file linked from an earlier
+    release (an unchanged Parquet hour) was made durable when that one was published."""
+    import os
+
+    latest = built.exports / "latest"
+    files = {
+        p.relative_to(latest).as_posix(): p.read_bytes()
+        for p in latest.rglob("*")
+        if p.is_file() and p.relative_to(latest).parts[0] not in ("parquet", "schemas")
+    }
+    earlier = tmp_path / "earlier.parquet"
+    earlier.write_bytes(b"an hour of an earlier release")
+
+    def populate(folder: Path, _version: str) -> None:
+        os.link(earlier, folder / "linked.parquet")
+        (folder / "written.parquet").write_bytes(b"this poll's hour")
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def recording(fd: int) -> None:
+        synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    monkeypatch.setattr(publish.os, "fsync", recording)
+    target = publish.write_release(tmp_path / "exports", "2026.12.01", files, [populate])
+    assert (target / "linked.parquet").read_bytes() == earlier.read_bytes()
+    assert "written.parquet" in synced and "linked.parquet" not in synced
+    assert {Path(name).name for name in files} <= set(synced)

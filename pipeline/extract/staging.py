@@ -46,6 +46,7 @@ from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.progress import report
+from pipeline.warehouse.connection import MEMORY_LIMIT
 
 EXTRACTIONS_DDL = """
 CREATE TABLE IF NOT EXISTS staging.extractions (
@@ -87,6 +88,7 @@ CHUNK = 1024  # snapshots per chunk at most...
 # rows, 10 GB in one worker; with two workers holding two chunks each, 32 MB chunks took a week
 # of polls to 2.1 GiB, 16 MB to 1.75 GiB, in the same time
 CHUNK_BYTES = 16 * 1024 * 1024
+WRITER_MEMORY = "256MB"  # DuckDB's budget in the writing process while workers parse
 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
@@ -523,8 +525,11 @@ def extract(
     )
     done = 0
     if parallel:
-        # the workers have the cores; DuckDB's own threads would take them from the parsers
+        # the workers have the cores; DuckDB's own threads would take them from the parsers. It
+        # only appends meanwhile, and what it caches beyond that is memory the workers need: at
+        # 90 days of polls the writer held 1 GB beside two workers of 400 MB each.
         con.execute("SET threads = 1")
+        con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
         # forkserver: a clean worker, not a fork of a process that may hold threads and locks
         context = multiprocessing.get_context("forkserver")
         try:
@@ -547,6 +552,7 @@ def extract(
                     report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
         finally:
             con.execute("RESET threads")
+            con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # connect()'s
     else:
         for batch in chunks:
             _write(con, batch, _run_chunk(batch, reviewed), result, seen)
