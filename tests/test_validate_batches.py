@@ -98,16 +98,14 @@ def test_a_table_whose_every_key_repeats_is_counted_in_sql(con):
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone() == (0,)
 
 
-@pytest.mark.parametrize("pass_rows", [1_000_000, 1_500, 7])
-def test_a_key_naming_the_snapshot_is_counted_a_run_of_snapshots_at_a_time(con, pass_rows):
-    """Such a key is counted within runs of whole snapshots (the passes read the table once
-    between them) and finds what the passes over hash ranges find, with the snapshots."""
-    from pipeline.warehouse.validate import _repeated_by_hash
-
+@pytest.mark.parametrize("pass_rows", [1_000_000, 1_500])
+def test_the_snapshots_of_repeated_keys_are_named_whatever_the_passes(con, pass_rows):
     con.execute("INSERT INTO t VALUES ('s3', 3001), ('s3', 3001), ('s7', 7002), ('big', 5)")
     key = ["snapshot_id", "value"]
-    expected = (3, ["big", "s3", "s7"])
-    assert repeated_keys(con, "t", key, pass_rows=pass_rows) == expected
-    assert _repeated_by_hash(con, "t", key, None, 1_500, owners=True) == expected
-    assert repeated_keys(con, "t", key, ["s3", "s4"], pass_rows=pass_rows) == (1, ["s3"])
-    assert repeated_keys(con, "t", key, [], pass_rows=pass_rows) == (0, [])
+    assert repeated_keys(con, "t", key, pass_rows=pass_rows, owners=True) == (
+        3,
+        ["big", "s3", "s7"],
+    )
+    assert repeated_keys(con, "t", key, ["s3", "s4"], pass_rows, owners=True) == (1, ["s3"])
+    assert repeated_keys(con, "t", key, [], pass_rows, owners=True) == (0, [])
+    assert repeated_keys(con, "t", key, pass_rows=pass_rows) == (3, [])  # not asked for

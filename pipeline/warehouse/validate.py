@@ -26,9 +26,11 @@ from pipeline.schema.sql_checks import columns_match, failing_rows
 
 BATCH_ROWS = 250_000  # the 500,000-row batches were the peak of a day of polls
 _VECTOR = 2_048  # rows per DuckDB vector: fetch_df_chunk counts in vectors
-# Keys counted per pass of `duplicate_keys`: at 90 days of polls, one grouped count (and before it
-# one distinct count) of the 78 million observation ids ran out of DuckDB's 1 GB.
-KEY_PASS_ROWS = 5_000_000
+# Keys counted per pass of `repeated_keys`. Grouping the key's text, a distinct count and then a
+# grouped count of the 78 million observation ids of 90 days of polls ran out of DuckDB's 1 GB;
+# grouping their 64-bit hashes, one pass over 86 million took 12 s within it (the process at
+# 1.25 GB), where passes of 5 million rows took 45 s: each pass reads the whole table.
+KEY_PASS_ROWS = 100_000_000
 
 
 def _owner(rows: pd.DataFrame, index: object) -> str | None:
@@ -72,17 +74,10 @@ def validate_by_snapshot(
 
 
 def _scope(snapshot_ids: Sequence[str] | None) -> tuple[str, list[object]]:
-    """The WHERE clause (and its parameters) of the rows of these snapshots; None: every row.
-    The range of their ids lets a scan skip the row groups of other snapshots (rows are stored
-    in the order their snapshots were read)."""
+    """The WHERE clause (and its parameter) of the rows of these snapshots; None: every row."""
     if snapshot_ids is None:
         return "true", []
-    if not snapshot_ids:
-        return "false", []
-    return (
-        "snapshot_id BETWEEN ? AND ? AND snapshot_id IN (SELECT unnest(?::VARCHAR[]))",
-        [min(snapshot_ids), max(snapshot_ids), list(snapshot_ids)],
-    )
+    return "snapshot_id IN (SELECT unnest(?::VARCHAR[]))", [list(snapshot_ids)]
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, tuple[str, bool]]:
@@ -162,57 +157,12 @@ def repeated_keys(
     owners: bool = False,
 ) -> tuple[int, list[str]]:
     """How many values of the key `columns` occur more than once in `table` (or among the rows of
-    these snapshots), and with `owners` the snapshots of the rows that share one, in passes of
-    about `pass_rows` rows each, so the grouped count's memory stays bounded whatever the table's
-    size. A key that names the snapshot is counted a run of whole snapshots at a time (two
-    snapshots' rows cannot share it), so the passes read the table once between them; any other
-    key a range of its 64-bit hash values at a time (`_repeated_by_hash`)."""
-    if "snapshot_id" in columns:
-        return _repeated_by_snapshot(con, table, columns, snapshot_ids, pass_rows)
-    return _repeated_by_hash(con, table, columns, snapshot_ids, pass_rows, owners=owners)
-
-
-def _repeated_by_snapshot(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    columns: Sequence[str],
-    snapshot_ids: Sequence[str] | None,
-    pass_rows: int,
-) -> tuple[int, list[str]]:
-    scope, scoped = _scope(snapshot_ids)
-    sizes = con.execute(
-        f"SELECT snapshot_id, count(*) FROM {table} WHERE {scope} GROUP BY 1 ORDER BY 1", scoped
-    ).fetchall()
-    repeated, found = 0, set()
-    batch: list[str] = []
-    held = 0
-    for position, (snapshot_id, rows) in enumerate(sizes):
-        batch.append(snapshot_id)
-        held += rows
-        if held < pass_rows and position + 1 < len(sizes):
-            continue
-        # a run of snapshots is one pass on the key's hash (grouping on the key's text was
-        # seven times slower)
-        count, owners = _repeated_by_hash(con, table, columns, batch, held + 1, owners=True)
-        repeated += count
-        found.update(owners)
-        batch, held = [], 0
-    return repeated, sorted(found)
-
-
-def _repeated_by_hash(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    columns: Sequence[str],
-    snapshot_ids: Sequence[str] | None,
-    pass_rows: int,
-    *,
-    owners: bool,
-) -> tuple[int, list[str]]:
-    """Counted on the key's 64-bit hash, in as many passes as it takes to keep each to about
-    `pass_rows` rows (a pass takes one range of hash values); a hash counted twice is then counted
-    again on the key itself, since two keys can share a hash. The hashes counted twice stay in a
-    temporary table, not in Python: a load appended twice repeats every key."""
+    these snapshots), and with `owners` the snapshots of the rows that share one. Counted on the
+    key's 64-bit hash, in as many passes as it takes to keep each to about `pass_rows` rows (a
+    pass takes one range of hash values, and reads the table), so the grouped count's memory
+    stays bounded whatever the table's size; a hash counted twice is then counted again on the
+    key itself, since two keys can share a hash. The hashes counted twice stay in a temporary
+    table, not in Python: a load appended twice repeats every key."""
     key = ", ".join(columns)
     scope, scoped = _scope(snapshot_ids)
     rows = con.execute(f"SELECT count(*) FROM {table} WHERE {scope}", scoped).fetchone()

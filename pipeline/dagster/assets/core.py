@@ -161,8 +161,9 @@ WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'h
 # checked whole, which in SQL costs little. Their key (the model's, `unique_key`) is checked in
 # SQL: over the rows it appended when the table is derived per snapshot (every such key is or
 # hashes its snapshot id, sql/core/, so rows of two snapshots never share one), over the whole
-# table otherwise, in passes of bounded memory (`duplicate_keys`): one grouped count over the 78
-# million observations of a quarter of half-hourly polls ran out of DuckDB's memory.
+# table otherwise, on the key's hash in passes of bounded memory (`duplicate_keys`): one grouped
+# count of the key's text over the 78 million observations of a quarter of half-hourly polls
+# ran out of DuckDB's memory.
 GROWING = (*PER_SNAPSHOT, "snapshots", "extractions")
 
 
