@@ -12,9 +12,9 @@ Layout under the folder given:
                                                             (but NOT_EXPORTED: the views that
                                                             restate core.observations)
 
-Rows are sorted (observations by their id, other tables on every column), so the same warehouse
-gives the same files, byte for byte (for the same DuckDB version, which the files name in their
-`created_by`). Timestamps are written as UTC instants.
+Rows are sorted (observations by snapshot, endpoint, metric, statistic and id, other tables on
+every column), so the same warehouse gives the same files, byte for byte (for the same DuckDB
+version, which the files name in their `created_by`). Timestamps are written as UTC instants.
 
 These tables grow by a poll or a day at a time while their older hours stay as they were: an hour
 whose rows are unchanged since the release the files are reused from is hard-linked from it
@@ -38,9 +38,13 @@ from pipeline.warehouse.connection import catalog_objects, quote_literal
 from pipeline.warehouse.partitions import PARTITIONED, partition_hours, split_hour
 
 PARTITION_COLUMN = "observed_date"
-_OPTIONS = "(FORMAT parquet, COMPRESSION zstd)"
+# zstd's level 1 wrote an hour of observations in 106 ms against the default's 118, no larger
+_OPTIONS = "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"
 PARTITION_INDEX = "_partitions.json"
-SORTED_BY = {"observations": "observation_id"}  # other tables: on every column
+# other tables: on every column. The observations of an endpoint's snapshot side by side (their
+# id, last, makes the order total): sorted by id alone, an hour at 90 days of polls took 136 ms
+# and 1.55 MB, 106 ms and 1.29 MB so.
+SORTED_BY = {"observations": "snapshot_id, endpoint_id, metric, statistic, observation_id"}
 HOUR_WRITERS = min(4, os.cpu_count() or 1)  # hour files written at once
 # mart views that restate the history row for row (core.observations with names or flags, and for
 # figure_history also history.release_figures): derivable from the core files, by far the
