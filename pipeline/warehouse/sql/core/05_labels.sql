@@ -8,3 +8,8 @@ CREATE OR REPLACE MACRO core.named(kind_) AS TABLE
 CREATE OR REPLACE MACRO core.identified(kind_) AS TABLE
     SELECT * FROM staging.label_resolution
     WHERE kind = kind_ AND stable AND status IN ('resolved', 'unreviewed');
+-- How each source's format measures its figures, where its frames do not say (FormatSpec).
+CREATE OR REPLACE MACRO core.measured() AS TABLE
+    SELECT src.source_id, m.method, m.statistic, m.window_minutes
+    FROM core.sources AS src
+    JOIN staging.format_measurements AS m USING (format);

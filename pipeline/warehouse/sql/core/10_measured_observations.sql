@@ -13,12 +13,7 @@ WITH ok AS (
 ),
 providers AS (FROM core.named('provider')),
 models AS (FROM core.named('model')),
--- how each source's format measures its figures, where its frames do not say (FormatSpec)
-measured AS (
-    SELECT src.source_id, m.method, m.statistic, m.window_minutes
-    FROM core.sources AS src
-    JOIN staging.format_measurements AS m USING (format)
-),
+measured AS (FROM core.measured()),
 aa AS (
     SELECT a.*, p.entity_id AS provider_id, m.entity_id AS model_id,
            core.pick_precision(p.precision, m.precision) AS precision,
