@@ -124,3 +124,26 @@ def test_nothing_parsed_is_an_empty_table_of_the_model():
 def test_the_parsed_corpus_is_the_bundled_one():
     rows = sum(len(records) for parts in PARSED.values() for records in parts)
     assert Path(BUNDLED_RAW).is_dir() and rows > 10_000
+
+
+def test_a_nan_is_a_null_on_both_paths():
+    template = next(records for records in PARSED["openrouter_endpoints"] if records)
+    records = Records([dict(row) for row in template], template.provenance)
+    records[0]["uptime_last_1d"] = float("nan")  # a nullable float
+    table = staged_table("openrouter_endpoints", [records])
+    assert table.column("uptime_last_1d").to_pylist()[0] is None
+    assert (
+        _pandas_path("openrouter_endpoints", [records]).column("uptime_last_1d")[0].as_py() is None
+    )
+
+
+def test_an_integer_beyond_64_bits_goes_the_pandas_path_and_rejects_its_snapshot():
+    good = next(records for records in PARSED["openrouter_endpoints"] if records)
+    odd = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "odd/1"})
+    odd[0]["context_length"] = 10**30  # an integer column
+    with pytest.raises(OverflowError):
+        staged_table("openrouter_endpoints", [good, odd])
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoints", [good, odd], failed)
+    assert list(failed) == ["odd/1"]
+    assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}

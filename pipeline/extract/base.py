@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 import pandera.errors as pa_errors
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
@@ -168,8 +169,8 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
     """Rows of many snapshots as one Arrow table of the frame's model types, built column by
     column in Arrow (a DataFrame from row dicts took twice as long, and Pandera then coerced its
     object columns). A value Arrow cannot hold as its column's type (a string in a number
-    column) raises `pa.ArrowException`; the caller then takes the pandas path, where Pandera's
-    coercion decides."""
+    column, an integer beyond 64 bits) raises `pa.ArrowException` or OverflowError; the caller
+    then takes the pandas path, where Pandera's coercion decides."""
     schema = arrow_schema(FRAMES[frame_name])
     pieces = []
     for records in parts:
@@ -179,13 +180,20 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
                 [
                     _with_provenance(records, rows.column(field.name), field)
                     if field.name in records.provenance
-                    else rows.column(field.name)
+                    else _nan_as_null(rows.column(field.name))
                     for field in schema
                 ],
                 schema=schema,
             )
         )
     return pa.concat_tables(pieces) if pieces else schema.empty_table()
+
+
+def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """NaN is a null, as pandas (and so the pandas path) reads it."""
+    if not pa.types.is_floating(column.type):
+        return column
+    return pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
 
 
 def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:

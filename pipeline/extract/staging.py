@@ -239,7 +239,7 @@ def _checked_table(name: str, parts: list[Records], failed: dict[str, str]) -> p
         table = staged_table(name, parts)
         validate_frame(name, table.to_pandas())
         return table
-    except (ValueError, pa.ArrowException):
+    except (ValueError, OverflowError, pa.ArrowException):
         pass
     frame = frame_of(name, [row for records in parts for row in records.merged()])
     try:
