@@ -109,3 +109,49 @@ def test_the_snapshots_of_repeated_keys_are_named_whatever_the_passes(con, pass_
     assert repeated_keys(con, "t", key, ["s3", "s4"], pass_rows, owners=True) == (1, ["s3"])
     assert repeated_keys(con, "t", key, [], pass_rows, owners=True) == (0, [])
     assert repeated_keys(con, "t", key, pass_rows=pass_rows) == (3, [])  # not asked for
+
+
+class Provider(pa.DataFrameModel):
+    provider_id: str = pa.Field(unique=True)
+    kind: str = pa.Field(isin=["cloud", "chip"])
+
+    class Config:
+        strict = True
+        coerce = True
+
+
+@pytest.fixture
+def providers():
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE p (provider_id VARCHAR NOT NULL, kind VARCHAR NOT NULL)")
+        con.execute("INSERT INTO p VALUES ('groq', 'chip'), ('azure', 'cloud')")
+        yield con
+
+
+def test_a_good_table_is_validated_in_sql_alone(providers, monkeypatch):
+    from pipeline.warehouse.validate import validate_table
+
+    def never(*args, **kwargs):
+        raise AssertionError("Pandera read a table SQL found good")
+
+    monkeypatch.setattr(Provider, "validate", never)
+    assert validate_table(providers, Provider, "main.p") == (2, None)
+
+
+@pytest.mark.parametrize(
+    ("change", "failed_check"),
+    [
+        ("INSERT INTO p VALUES ('cerebras', 'reseller')", "isin"),
+        ("INSERT INTO p VALUES ('groq', 'cloud')", "field_uniqueness"),
+        ("ALTER TABLE p ADD COLUMN extra VARCHAR", "column_in_schema"),
+    ],
+)
+def test_a_table_that_fails_in_sql_is_read_by_pandera_for_its_words(
+    providers, change, failed_check
+):
+    from pipeline.warehouse.validate import validate_table
+
+    providers.execute(change)
+    _rows, failures = validate_table(providers, Provider, "main.p")
+    assert failures is not None
+    assert any(str(check).startswith(failed_check) for check in failures["check"])

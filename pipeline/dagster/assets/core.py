@@ -6,7 +6,6 @@ from collections.abc import Iterator
 import dagster as dg
 import duckdb
 import pandas as pd
-import pandera.errors as pa_errors
 
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.staging import staging_asset_key
@@ -25,7 +24,7 @@ from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.validate import duplicate_keys, validate_rows
+from pipeline.warehouse.validate import duplicate_keys, validate_rows, validate_table
 
 UNRESOLVED = dg.AssetKey("staging_unresolved_names")
 MART = dg.AssetKey("mart_views")
@@ -189,12 +188,7 @@ def _validate_table(
             )
         checked, failures = validate_rows(con, model, f"core.{name}", within)
     else:
-        frame = con.execute(f"SELECT * FROM core.{name}").df()
-        checked, failures = len(frame), None
-        try:
-            model.validate(frame, lazy=True)
-        except pa_errors.SchemaErrors as errors:
-            failures = errors.failure_cases
+        checked, failures = validate_table(con, model, f"core.{name}", limit=None)
     if failures is not None:
         return dg.AssetCheckResult(
             asset_key=key,
