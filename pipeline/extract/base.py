@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pandera.errors as pa_errors
 import pyarrow as pa
@@ -153,40 +154,27 @@ def frame_of(frame_name: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFr
     return pd.DataFrame.from_records(rows, columns=columns)
 
 
-def _with_provenance(records: Records, column: pa.ChunkedArray, field: pa.Field) -> pa.Array:
-    """A provenance column: the rows' own values (a source that dates its figures itself), and
-    the snapshot's where a row gives none (a null is no value of its own)."""
-    default = records.provenance[field.name]
-    if column.null_count == len(column):  # no row gives one: the usual case
-        return pa.repeat(pa.scalar(default, type=field.type), len(records))
-    if column.null_count == 0:
-        return column
-    values = [row.get(field.name) for row in records]
-    return pa.array([default if v is None else v for v in values], type=field.type)
-
-
 def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
     """Rows of many snapshots as one Arrow table of the frame's model types, built column by
     column in Arrow (a DataFrame from row dicts took twice as long, and Pandera then coerced its
-    object columns). A value Arrow cannot hold as its column's type (a string in a number
-    column, an integer beyond 64 bits) raises `pa.ArrowException` or OverflowError; the caller
-    then takes the pandas path, where Pandera's coercion decides."""
+    object columns), in one call for the whole chunk (a call per snapshot cost 0.1 ms each, a
+    chunk of pages a thousand of them). A provenance column keeps the rows' own values (a
+    source that dates its figures itself) and takes the snapshot's where a row gives none: a
+    null is no value of its own. A value Arrow cannot hold as its column's type (a string in a
+    number column, an integer beyond 64 bits) raises `pa.ArrowException` or OverflowError; the
+    caller then takes the pandas path, where Pandera's coercion decides."""
     schema = arrow_schema(FRAMES[frame_name])
-    pieces = []
-    for records in parts:
-        rows = pa.Table.from_pylist(records, schema=schema)  # a key it lacks is a null
-        pieces.append(
-            pa.Table.from_arrays(
-                [
-                    _with_provenance(records, rows.column(field.name), field)
-                    if field.name in records.provenance
-                    else _nan_as_null(rows.column(field.name))
-                    for field in schema
-                ],
-                schema=schema,
-            )
-        )
-    return pa.concat_tables(pieces) if pieces else schema.empty_table()
+    table = pa.Table.from_pylist([row for records in parts for row in records], schema=schema)
+    # each row's snapshot, as positions into the parts
+    owner = pa.array(np.repeat(np.arange(len(parts)), [len(records) for records in parts]))
+    columns = []
+    for field in schema:
+        column = table.column(field.name)
+        if field.name in _PROVENANCE:
+            given = pa.array([records.provenance[field.name] for records in parts], field.type)
+            column = pc.coalesce(column, pc.take(given, owner))
+        columns.append(_nan_as_null(column))
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
