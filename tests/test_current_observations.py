@@ -186,3 +186,22 @@ def test_an_appending_build_merges_and_a_build_that_removes_computes_afresh(buil
             "AND metric = 'output_tokens_per_s' AND tier = 'T1'"
         ).fetchall()
         assert values and 990 not in [v for (v,) in values]
+
+
+def test_figures_read_again_without_observations_are_counted_afresh(built, tmp_path, monkeypatch):
+    """A newer parser of a format with model figures and no observations (Artificial Analysis's
+    API): its snapshot is derived again, its rows removed and added, the labels unchanged, so the
+    build appends; the citations, which count those rows too, are counted afresh, not added."""
+    import dataclasses
+
+    from pipeline.extract import PARSERS
+
+    settings = copy_of(built, tmp_path)
+    aa = "artificial_analysis_api"
+    monkeypatch.setitem(PARSERS, aa, dataclasses.replace(PARSERS[aa], version="2"))
+    outcome = execute(settings, force=True)
+    assert outcome.success, outcome.failures
+    with connect(settings.database, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM core.model_figures").fetchone()[0] > 0
+        assert citation_differences(con) == 0
+        assert differences(con) == 0

@@ -147,3 +147,16 @@ def test_an_integer_beyond_64_bits_goes_the_pandas_path_and_rejects_its_snapshot
     table = _checked_table("openrouter_endpoints", [good, odd], failed)
     assert list(failed) == ["odd/1"]
     assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
+
+
+def test_a_null_where_the_model_allows_none_goes_the_pandas_path():
+    """Pandera coerces a null flag to False on the frame it checks; the table inserted must not
+    keep the null (the staging column is NOT NULL, and the chunk would fail)."""
+    template = next(records for records in PARSED["openrouter_endpoints"] if records)
+    records = Records([dict(row) for row in template], template.provenance)
+    records[0]["quantization_known"] = None
+    with pytest.raises(ValueError, match="quantization_known"):
+        staged_table("openrouter_endpoints", [records])
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoints", [records], failed)
+    assert table.column("quantization_known").null_count == 0  # as the pandas path always did

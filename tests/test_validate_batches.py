@@ -111,13 +111,17 @@ def test_the_snapshots_of_repeated_keys_are_named_whatever_the_passes(con, pass_
     assert repeated_keys(con, "t", key, pass_rows=pass_rows) == (3, [])  # not asked for
 
 
-class Provider(pa.DataFrameModel):
-    provider_id: str = pa.Field(unique=True)
-    kind: str = pa.Field(isin=["cloud", "chip"])
+class Strict(pa.DataFrameModel):
+    """As the project's models are: strict and coercing."""
 
     class Config:
         strict = True
         coerce = True
+
+
+class Provider(Strict):
+    provider_id: str = pa.Field(unique=True)
+    kind: str = pa.Field(isin=["cloud", "chip"])
 
 
 @pytest.fixture
@@ -155,3 +159,84 @@ def test_a_table_that_fails_in_sql_is_read_by_pandera_for_its_words(
     _rows, failures = validate_table(providers, Provider, "main.p")
     assert failures is not None
     assert any(str(check).startswith(failed_check) for check in failures["check"])
+
+
+class Year(Strict):
+    snapshot_id: str
+    year: str = pa.Field(str_matches=r"^\d{4}$")
+
+
+@pytest.fixture
+def years():
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE y (snapshot_id VARCHAR NOT NULL, year VARCHAR NOT NULL)")
+        con.execute("INSERT INTO y SELECT 's' || (i % 5), (2000 + i)::VARCHAR FROM range(50) r(i)")
+        yield con
+
+
+def _reads(monkeypatch) -> list[int]:
+    seen: list[int] = []
+    model_validate = Year.validate
+    monkeypatch.setattr(
+        Year, "validate", lambda rows, **kw: (seen.append(len(rows)), model_validate(rows, **kw))[1]
+    )
+    return seen
+
+
+def test_sql_names_the_snapshot_pandera_then_reads(years, monkeypatch):
+    from pipeline.warehouse.validate import validate_rows
+
+    seen = _reads(monkeypatch)
+    assert validate_rows(years, Year, "main.y", ["s1", "s2"]) == (20, None)
+    assert seen == []  # all good in SQL: Pandera reads nothing
+    years.execute("UPDATE y SET year = 'soon' WHERE year = '2013'")  # in s3
+    rows, failures = validate_rows(years, Year, "main.y", ["s1", "s3"])
+    assert rows == 20 and seen == [10]  # the 10 rows of s3, not s1's
+    assert failures is not None and list(failures["snapshot_id"]) == ["s3"]
+
+
+def test_where_sql_is_stricter_pandera_has_the_last_word(years, monkeypatch):
+    from pipeline.warehouse.validate import validate_rows
+
+    seen = _reads(monkeypatch)
+    years.execute("UPDATE y SET year = '٢٠٢٦' WHERE year = '2014'")  # digits RE2's \d refuses
+    assert validate_rows(years, Year, "main.y", None) == (50, None)
+    assert seen == [10]
+
+
+def test_a_table_whose_columns_are_not_its_models_is_read_by_pandera(years):
+    from pipeline.warehouse.validate import validate_rows
+
+    years.execute("ALTER TABLE y ADD COLUMN extra INTEGER")
+    rows, failures = validate_rows(years, Year, "main.y", ["s0"])
+    assert rows == 10 and failures is not None
+    assert "column_in_schema" in set(failures["check"].astype(str))
+
+
+def test_the_staging_check_rejects_the_snapshot_whose_key_repeats():
+    from pipeline.dagster.assets.staging import _check_frame
+    from pipeline.schema.ddl import create_table
+    from pipeline.schema.staging import FRAMES
+
+    with duckdb.connect() as con:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute("CREATE SCHEMA staging")
+        con.execute(
+            create_table(FRAMES["openrouter_poll_members"], "staging.openrouter_poll_members")
+        )
+        con.execute(
+            "INSERT INTO staging.openrouter_poll_members (source_id, snapshot_id, observed_at, "
+            "member_index, member_url, http_status, endpoints_staged, "
+            "endpoints_without_statistics) SELECT 'or', 'or/' || s, TIMESTAMPTZ '2026-11-29', i, "
+            "'https://openrouter.ai/api/v1/models/a/b/endpoints', 200, 1, 0 "
+            "FROM range(2) a(s), range(1, 4) b(i)"
+        )
+        check, rejected = _check_frame(con, "openrouter_poll_members", ["or/0", "or/1"], [], 6)
+        assert check.passed and rejected == {}
+        con.execute(  # member #2 of or/1 again
+            "INSERT INTO staging.openrouter_poll_members SELECT * FROM "
+            "staging.openrouter_poll_members WHERE snapshot_id = 'or/1' AND member_index = 2"
+        )
+        check, rejected = _check_frame(con, "openrouter_poll_members", ["or/0", "or/1"], [], 7)
+        assert not check.passed and list(rejected) == ["or/1"]
+        assert "more than one row has the key" in rejected["or/1"]

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.ddl import arrow_schema
+from pipeline.schema.ddl import columns as ddl_columns
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.text import TextDecodeError, decode_text
@@ -161,9 +162,11 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
     chunk of pages a thousand of them). A provenance column keeps the rows' own values (a
     source that dates its figures itself) and takes the snapshot's where a row gives none: a
     null is no value of its own. A value Arrow cannot hold as its column's type (a string in a
-    number column, an integer beyond 64 bits) raises `pa.ArrowException` or OverflowError; the
-    caller then takes the pandas path, where Pandera's coercion decides."""
-    schema = arrow_schema(FRAMES[frame_name])
+    number column, an integer beyond 64 bits) raises `pa.ArrowException` or OverflowError, and a
+    null where the model allows none ValueError; the caller then takes the pandas path, where
+    Pandera's coercion decides."""
+    model = FRAMES[frame_name]
+    schema = arrow_schema(model)
     table = pa.Table.from_pylist([row for records in parts for row in records], schema=schema)
     # each row's snapshot, as positions into the parts
     owner = pa.array(np.repeat(np.arange(len(parts)), [len(records) for records in parts]))
@@ -174,7 +177,13 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
             given = pa.array([records.provenance[field.name] for records in parts], field.type)
             column = pc.coalesce(column, pc.take(given, owner))
         columns.append(_nan_as_null(column))
-    return pa.Table.from_arrays(columns, schema=schema)
+    built = pa.Table.from_arrays(columns, schema=schema)
+    # what goes into DuckDB is this table, not the frame Pandera validates, which coerces a null
+    # flag to False: a null the model does not allow is the pandas path's to decide
+    for name, _type, nullable, _description in ddl_columns(model):
+        if not nullable and built.column(name).null_count:
+            raise ValueError(f"{frame_name}: a null in {name}, which allows none")
+    return built
 
 
 def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:

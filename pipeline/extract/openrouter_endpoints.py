@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
@@ -60,7 +59,6 @@ COUNTS = ("context_length", "max_completion_tokens", "max_prompt_tokens")
 UPTIMES = ("uptime_last_5m", "uptime_last_30m", "uptime_last_1d")
 SHAPE = "{'data': {'id': 'author/slug', 'endpoints': [endpoint, ...]}}"
 SHOWN_PROBLEMS = 5
-_PRICE_TEXT = 40  # prices written longer than this are read each time, not kept
 _EXACT = 2**53  # an integer beyond this may not be a float exactly (json_number then decides)
 
 
@@ -107,18 +105,6 @@ def _number(value: Any, what: str, low: float, high: float) -> float | None:
 
 
 def _price(value: Any, what: str) -> float | None:
-    if type(value) is str and len(value) <= _PRICE_TEXT:
-        return _price_of_text(value, what)
-    return _checked_price(value, what)
-
-
-@lru_cache(maxsize=4096)
-def _price_of_text(value: str, what: str) -> float | None:
-    """Prices come as strings, and a poll repeats a few hundred of them thousands of times."""
-    return _checked_price(value, what)
-
-
-def _checked_price(value: Any, what: str) -> float | None:
     price = usd_per_mtok(_SCOPE, value, what, per_tokens=PER_TOKEN, variable=True)
     if price is not None and price >= MAX_PRICE_USD_PER_MTOK:
         raise _Problem(f"{what} is {shorten(repr(value), 40)}: not a price per token")

@@ -5,7 +5,6 @@ numbers. Every parser converts through `usd_per_mtok`."""
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from pipeline.extract.jsondoc import Failing, json_number
@@ -17,15 +16,9 @@ PER_MILLION_TOKENS = 1_000_000
 def _per_million(number: float, per_tokens: int) -> float:
     if per_tokens == PER_MILLION_TOKENS:
         return number
-    return _scaled(repr(number), per_tokens)
-
-
-@lru_cache(maxsize=4096)
-def _scaled(text: str, per_tokens: int) -> float:
-    """In decimal, from the shortest repr of the float: '0.0000000679' per token is 0.0679 per
-    million exactly, not 0.06790000000000001. Kept by the text (0.0 and -0.0 are equal keys):
-    a catalogue repeats a few prices thousands of times."""
-    return float(Decimal(text) * PER_MILLION_TOKENS / per_tokens)
+    # In decimal, from the shortest repr of the float: '0.0000000679' per token is 0.0679 per
+    # million exactly, not 0.06790000000000001.
+    return float(Decimal(repr(number)) * PER_MILLION_TOKENS / per_tokens)
 
 
 def usd_per_mtok(

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.warehouse.connection import catalog_objects, quote_literal
+from pipeline.warehouse.connection import catalog_objects, configured, quote_literal
 from pipeline.warehouse.partitions import PARTITIONED, partition_hours, split_hour
 
 PARTITION_COLUMN = "observed_date"
@@ -154,10 +154,8 @@ def _write_hours(
     if writers < 2:
         write_all(con, hours)
         return
-    cursors = [con.cursor() for _ in range(writers)]
+    cursors = [configured(con.cursor()) for _ in range(writers)]
     try:
-        for cursor in cursors:
-            cursor.execute("SET TimeZone = 'UTC'")  # as connect() sets it
         with ThreadPoolExecutor(writers) as pool:
             # each cursor takes every n-th hour: a cursor serves one thread
             parts = [pool.submit(write_all, c, hours[n::writers]) for n, c in enumerate(cursors)]

@@ -128,6 +128,11 @@ def columns(model: type[pa.DataFrameModel]) -> list[tuple[str, str, bool, str]]:
     return out
 
 
+def model_shape(model: type[pa.DataFrameModel]) -> dict[str, tuple[str, bool]]:
+    """The model's columns as a table of its DDL has them: name -> (DuckDB type, nullable)."""
+    return {name: (sql_type, nullable) for name, sql_type, nullable, _ in columns(model)}
+
+
 def create_table(
     model: type[pa.DataFrameModel], table: str, extra: tuple[tuple[str, str], ...] = ()
 ) -> str:
@@ -146,7 +151,7 @@ def evolution(
     model: the ALTER statements adding its new nullable columns (none when it matches), or None
     when that is not enough (a column removed, retyped, or new and NOT NULL) and the table must
     be rebuilt."""
-    wanted = {name: (sql_type, nullable) for name, sql_type, nullable, _ in columns(model)}
+    wanted = model_shape(model)
     if any(name not in wanted or wanted[name] != shape for name, shape in existing.items()):
         return None
     added = [(name, shape) for name, shape in wanted.items() if name not in existing]

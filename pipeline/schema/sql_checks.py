@@ -26,7 +26,7 @@ import duckdb
 import pandas as pd
 import pandera.pandas as pa
 
-from pipeline.schema.ddl import columns
+from pipeline.schema.ddl import columns, model_shape
 
 SQL_STATISTIC = "sql"  # the key of a frame-wide check's rule in its `statistics`
 # pandas keeps instants in int64 nanoseconds: outside these a timestamp cannot reach a frame
@@ -154,8 +154,7 @@ def failing_rows(model: type[pa.DataFrameModel]) -> str:
 def columns_match(model: type[pa.DataFrameModel], found: dict[str, tuple[str, bool]]) -> bool:
     """Whether a table's columns (name -> (DuckDB type, nullable)) are the model's: its DDL's
     (pipeline/schema/ddl.py), so every value has the type Pandera would coerce it to."""
-    wanted = {name: (sql_type, nullable) for name, sql_type, nullable, _ in columns(model)}
-    return found == wanted
+    return found == model_shape(model)
 
 
 def sql_rule(rule: str) -> dict[str, str]:

@@ -17,6 +17,11 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": MEMORY_LIMIT})
+    return configured(con)
+
+
+def configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A connection (or a cursor: a session of its own) set as every one of the build's is."""
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con

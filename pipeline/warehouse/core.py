@@ -351,8 +351,8 @@ def build_core(
             for name in PER_SNAPSHOT:
                 con.execute(f"DELETE FROM core.{name}")
         # core.endpoints names the endpoints of the rows kept: a build that only added rows
-        # keeps it and adds what those name (sql/core/15_*.sql reads endpoint_scope); any other
-        # build fills it again from every row, as does one that finds it empty (just created)
+        # keeps it and adds what those name (sql/core/17_endpoints.sql reads endpoint_scope); any
+        # other build fills it again from every row, as does one that finds it empty (just made)
         keep_endpoints = (
             append
             and not removed.get("observations")
@@ -392,6 +392,7 @@ def build_core(
                         [batch],
                     )
                 con.execute(sql)
+        con.execute("DROP TABLE IF EXISTS derive_batch")
         # a damaged or unreadable snapshot is not used, so it cannot date the build either
         used = con.execute(
             "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"
@@ -407,7 +408,8 @@ def build_core(
         added = "staging.observation_scope" if only_added else None
         refresh_current(con, added)
         refresh_measurement_sources(con, added)
-        refresh_citations(con, added)
+        # the citations count every per-snapshot table: any row removed counts them afresh
+        refresh_citations(con, added if not any(removed.values()) else None)
         refresh_partitions(
             con,
             "staging.observation_scope" if append else None,

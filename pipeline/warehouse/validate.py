@@ -9,7 +9,7 @@ Pandera reads rows in bounded memory: in one scan, a chunk of at most BATCH_ROWS
 so a year of history never sits in memory at once. One query per run of snapshots read the whole
 table once per run: at 90 days of half-hourly polls (78 million observations, about 350 runs) the
 core checks had not finished after an hour. A table's key is checked in SQL (`duplicate_keys`),
-and staged rows were validated whole, one snapshot at a time, when they were parsed."""
+and staged rows were validated when they were parsed, a chunk of snapshots at a time."""
 
 from __future__ import annotations
 

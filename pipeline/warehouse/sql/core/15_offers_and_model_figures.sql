@@ -2,8 +2,8 @@
 -- measured observations: each row depends on its own snapshot only.
 
 -- What each endpoint offers per OpenRouter snapshot (prices, limits, uptime, tool calling), keyed
--- like its statistics (10_measured_observations.sql), so an endpoint without statistics (no API key) is
--- still listed with its prices.
+-- like its statistics (10_measured_observations.sql), so an endpoint without statistics (no API
+-- key) is still listed with its prices.
 INSERT INTO core.endpoint_offers BY NAME
 SELECT core.endpoint_id(p.entity_id, m.entity_id,
                         core.pick_precision(e.precision, coalesce(t.precision, 'unknown')),
