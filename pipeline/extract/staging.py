@@ -46,6 +46,7 @@ from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.progress import report
+from pipeline.support.sizes import runs
 from pipeline.warehouse.connection import MEMORY_LIMIT
 
 EXTRACTIONS_DDL = """
@@ -474,18 +475,9 @@ def _write(
 
 
 def _chunks(jobs: list[_Job], size: int, max_bytes: int = CHUNK_BYTES) -> Iterator[list[_Job]]:
-    """Consecutive runs of jobs, each of at most `size` jobs and `max_bytes` (a job larger than
-    that is a chunk of its own)."""
-    batch: list[_Job] = []
-    held = 0
-    for job in jobs:
-        if batch and (len(batch) == size or held + job.meta.size > max_bytes):
-            yield batch
-            batch, held = [], 0
-        batch.append(job)
-        held += job.meta.size
-    if batch:
-        yield batch
+    """Consecutive runs of jobs, each of at most `size` jobs and `max_bytes` as received (a job
+    larger than that is a chunk of its own)."""
+    return runs(jobs, lambda job: job.meta.size, max_bytes, size)
 
 
 def _worth_workers(jobs: list[_Job]) -> bool:

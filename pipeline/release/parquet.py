@@ -138,29 +138,24 @@ def _write_hours(
     writes thousands, so they are written side by side, each on a cursor of its own."""
     order = SORTED_BY.get(table, "ALL")
 
-    def write(cursor: duckdb.DuckDBPyConnection, day: str, hh: str) -> None:
-        start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
-        query = (
-            f"SELECT * FROM core.{table} "
-            f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
-        )
-        _copy(cursor, query, folder / _hour_file(day, hh), order=order)
-
-    def write_all(cursor: duckdb.DuckDBPyConnection, part: list[tuple[str, str]]) -> None:
+    def write(cursor: duckdb.DuckDBPyConnection, part: list[tuple[str, str]]) -> None:
         for day, hh in part:
-            write(cursor, day, hh)
+            start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
+            query = (
+                f"SELECT * FROM core.{table} "
+                f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
+            )
+            _copy(cursor, query, folder / _hour_file(day, hh), order=order)
 
     writers = min(HOUR_WRITERS, len(hours))
     if writers < 2:
-        write_all(con, hours)
+        write(con, hours)
         return
     cursors = [configured(con.cursor()) for _ in range(writers)]
     try:
         with ThreadPoolExecutor(writers) as pool:
             # each cursor takes every n-th hour: a cursor serves one thread
-            parts = [pool.submit(write_all, c, hours[n::writers]) for n, c in enumerate(cursors)]
-            for part in parts:
-                part.result()
+            list(pool.map(write, cursors, [hours[n::writers] for n in range(writers)]))
     finally:
         for cursor in cursors:
             cursor.close()

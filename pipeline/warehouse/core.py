@@ -31,6 +31,7 @@ from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
+from pipeline.support.sizes import runs
 from pipeline.warehouse.citations import ensure_citations, refresh_citations
 from pipeline.warehouse.current import ensure_current, refresh_current
 from pipeline.warehouse.measurement_sources import (
@@ -433,15 +434,8 @@ def _derive_batches(con: duckdb.DuckDBPyConnection) -> list[list[str]]:
         "SELECT snapshot_id, size_bytes FROM core.snapshots "
         "SEMI JOIN staging.observation_scope USING (snapshot_id) ORDER BY snapshot_id"
     ).fetchall()
-    batches: list[list[str]] = []
-    held = DERIVE_BATCH_BYTES
-    for snapshot_id, size in sizes:
-        if held + size > DERIVE_BATCH_BYTES:  # the first snapshot opens the first batch
-            batches.append([])
-            held = 0
-        batches[-1].append(snapshot_id)
-        held += size
-    return batches or [[]]
+    batches = runs(sizes, lambda snapshot: snapshot[1], DERIVE_BATCH_BYTES)
+    return [[snapshot_id for snapshot_id, _size in batch] for batch in batches] or [[]]
 
 
 def _drop_rows_out_of_scope(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -92,6 +93,27 @@ def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, tuple
     return {column: (sql_type, bool(nullable)) for column, sql_type, nullable in rows}
 
 
+def _sql_verdict(
+    con: duckdb.DuckDBPyConnection,
+    model: type[pa.DataFrameModel],
+    table: str,
+    failing: str,
+    snapshot_ids: Sequence[str] | None = None,
+) -> tuple[int, Any] | None:
+    """(rows of these snapshots, or of all when None; the aggregate `failing` over those of them
+    that fail one of the model's checks in SQL), in one scan; None when the table's columns are
+    not the model's, which only Pandera can say in its words."""
+    if not columns_match(model, table_columns(con, table)):
+        return None
+    scope, scoped = _scope(snapshot_ids)
+    found = con.execute(
+        f"SELECT count(*), {failing} FILTER (WHERE {failing_rows(model)}) "
+        f"FROM {table} WHERE {scope}",
+        scoped,
+    ).fetchone()
+    return (int(found[0]), found[1]) if found else (0, None)
+
+
 def failing_snapshots(
     con: duckdb.DuckDBPyConnection,
     model: type[pa.DataFrameModel],
@@ -100,17 +122,12 @@ def failing_snapshots(
 ) -> tuple[int, list[str]] | None:
     """(rows of these snapshots, or of all when None; the snapshots among them with a row that
     fails one of the model's checks in SQL), in one scan; None when the table's columns are not
-    the model's, which only Pandera can say in its words."""
-    if not columns_match(model, table_columns(con, table)):
+    the model's."""
+    found = _sql_verdict(con, model, table, "list(DISTINCT snapshot_id)", snapshot_ids)
+    if found is None:
         return None
-    scope, scoped = _scope(snapshot_ids)
-    found = con.execute(
-        f"SELECT count(*), list(DISTINCT snapshot_id) FILTER (WHERE {failing_rows(model)}) "
-        f"FROM {table} WHERE {scope}",
-        scoped,
-    ).fetchone()
-    rows, failing = found if found else (0, None)
-    return int(rows), sorted(failing or [])
+    rows, failing = found
+    return rows, sorted(failing or [])
 
 
 def validate_rows(
@@ -147,14 +164,12 @@ def validate_table(
     Pandera reads the table only when SQL finds a failure (or its columns are not the model's),
     for its failure cases. Validating each with Pandera at every build took about a second of
     one more poll."""
-    if columns_match(model, table_columns(con, table)):
-        found = con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE {failing_rows(model)}) FROM {table}"
-        ).fetchone()
-        rows, failing = found if found else (0, 0)
+    found = _sql_verdict(con, model, table, "count(*)")
+    if found is not None:
+        rows, failing = found
         key = unique_key(model)
         if not failing and not (key and duplicate_keys(con, table, key)):
-            return int(rows), None
+            return rows, None
     frame = con.execute(f"SELECT * FROM {table}").df()
     try:
         model.validate(frame, lazy=True)
