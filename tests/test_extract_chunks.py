@@ -60,3 +60,41 @@ def test_workers_start_for_many_snapshots_or_many_bytes_not_for_a_few_small_ones
     assert _worth_workers([job(n, 2_000_000) for n in range(polls)])
     assert not _worth_workers([job(n, 2_000_000) for n in range(polls - 2)])
     assert not _worth_workers([job(0, PARALLEL_BYTES * 2)])  # one job: nothing to share
+
+
+def test_workers_stage_what_one_process_stages_and_the_writer_gets_its_memory_back(
+    tmp_path, monkeypatch
+):
+    """The bundled snapshots through two worker processes, chunks of a few snapshots: the same
+    staged rows as in one process, and DuckDB's budget, cut while the workers parse, restored."""
+    import duckdb
+    from conftest import BUNDLED_RAW
+
+    import pipeline.extract.staging as staging
+    from pipeline.normalise.reviewed import ReviewedFiles
+    from pipeline.raw.snapshots import SnapshotStore
+    from pipeline.warehouse.connection import connect
+
+    store = SnapshotStore(BUNDLED_RAW)
+    sources = load_registry(BUNDLED_METADATA / "sources.toml")
+    pairs = [(meta, sources[meta.source_id]) for meta in store.list()]
+    reviewed = ReviewedFiles.load(BUNDLED_METADATA)
+    monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
+    tables = {}
+    for workers in (1, 2):
+        with connect(tmp_path / f"{workers}.duckdb") as con:
+            limit = con.execute("SELECT current_setting('memory_limit')").fetchone()
+            report = staging.extract(
+                con, store, pairs, reviewed=reviewed, workers=workers, chunk_size=7
+            )
+            assert not report.failed and report.extracted == len(pairs)
+            assert con.execute("SELECT current_setting('memory_limit')").fetchone() == limit
+        tables[workers] = tmp_path / f"{workers}.duckdb"
+    with duckdb.connect(str(tables[2]), read_only=True) as con:
+        con.execute(f"ATTACH '{tables[1]}' AS one (READ_ONLY)")
+        for name in ("openrouter_endpoint_stats", "models_dev_offers", "aa_endpoints"):
+            (differ,) = con.execute(
+                f"SELECT count(*) FROM ((FROM staging.{name} EXCEPT ALL FROM one.staging.{name}) "
+                f"UNION ALL (FROM one.staging.{name} EXCEPT ALL FROM staging.{name}))"
+            ).fetchone()
+            assert differ == 0, name
