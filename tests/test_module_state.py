@@ -37,6 +37,8 @@ MEMOISERS = {"cache", "lru_cache"}
 ALLOWED = {
     ("pipeline/extract/base.py", "_deferred"): "a thread's flag while a `with deferred()` runs",
     ("pipeline/extract/html.py", "_local"): "the XSLT compiled from a constant, per thread",
+    ("pipeline/extract/html.py", "_cached_column"): "a pure function of a table's headers",
+    ("pipeline/extract/staging.py", "_counts_json"): "a pure function: its argument as JSON",
     ("pipeline/support/text.py", "_local"): "the XSLT compiled from a constant, per thread",
     ("pipeline/support/text.py", "_invisible"): "a character table computed from constants",
     ("pipeline/support/text.py", "_decode_entity"): "HTML entities decoded: a pure function",

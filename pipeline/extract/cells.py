@@ -42,16 +42,19 @@ def cell_number(
 ) -> float | None:
     """A plain number (thousands separators and a unit of `units` allowed), converted to the
     column's unit; None for a blank cell."""
-    where = f"column {column!r}, row {row}"
     plain = _PLAIN.fullmatch(text)
     if plain is None:
+        if text.strip().casefold() in MISSING:  # '—' as written: cleaning would not change it
+            return None
         text = clean_text(text, max_length=10_000)  # raw cell text: markup and spacing go first
         plain = _PLAIN.fullmatch(text)
     if plain:
-        require_unit(snapshot, "usd" if text.startswith("$") else None, units, where, text)
+        if text.startswith("$"):
+            require_unit(snapshot, "usd", units, f"column {column!r}, row {row}", text)
         return float(plain.group(1).replace(",", ""))
     if text.strip().casefold() in MISSING:
         return None
+    where = f"column {column!r}, row {row}"
     shown = shorten(text, 60)
     try:
         figure = parse_figure(text)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 
 import duckdb
@@ -65,20 +66,22 @@ CREATE TABLE IF NOT EXISTS staging.extractions (
     file_ctime_ns BIGINT          -- last, as ALTER adds it to an older cache (null there)
 )
 """
-EXTRACTION_COLUMNS = [
-    "snapshot_id",
-    "source_id",
-    "format",
-    "parser_version",
-    "sha256",
-    "file_size",
-    "file_mtime_ns",
-    "file_ctime_ns",
-    "status",
-    "error",
-    "row_counts",
-    "extracted_at",
-]
+EXTRACTION_SCHEMA = pa.schema(
+    [
+        ("snapshot_id", pa.string()),
+        ("source_id", pa.string()),
+        ("format", pa.string()),
+        ("parser_version", pa.string()),
+        ("sha256", pa.string()),
+        ("file_size", pa.int64()),
+        ("file_mtime_ns", pa.int64()),
+        ("file_ctime_ns", pa.int64()),
+        ("status", pa.string()),
+        ("error", pa.string()),
+        ("row_counts", pa.string()),
+        ("extracted_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
 # Below both, starting workers (~1.5 s) costs more than it saves: a thousand pages, or 64 MB as
 # received (30 half-hourly polls, which take a second each to parse and validate).
 PARALLEL_THRESHOLD = 1_000
@@ -323,9 +326,15 @@ def _extraction_row(
         "file_ctime_ns": job.ctime_ns,
         "status": status,
         "error": error,
-        "row_counts": json.dumps(counts or {}, sort_keys=True),
+        "row_counts": _counts_json(tuple(sorted((counts or {}).items()))),
         "extracted_at": now,
     }
+
+
+@lru_cache(maxsize=4096)
+def _counts_json(counts: tuple[tuple[str, int], ...]) -> str:
+    """The JSON of a snapshot's rows per frame: a source's snapshots repeat a few of them."""
+    return json.dumps(dict(counts))
 
 
 def _upsert_extractions(
@@ -335,8 +344,7 @@ def _upsert_extractions(
     snapshots (not needed for snapshots never extracted before, and it scans the table)."""
     if not rows:
         return
-    frame = pd.DataFrame(rows, columns=EXTRACTION_COLUMNS)
-    con.register("incoming_extractions", pa.Table.from_pandas(frame, preserve_index=False))
+    con.register("incoming_extractions", pa.Table.from_pylist(rows, schema=EXTRACTION_SCHEMA))
     if replace:
         con.execute(
             "DELETE FROM staging.extractions WHERE snapshot_id IN "
@@ -380,12 +388,9 @@ def _plan(
     unchanged: list[_Job] = []
     now = datetime.now(UTC)
     for meta, source in snapshots:
-        path = store.path_of(meta)
         version = versions[source.format]
-        try:
-            # never follows a link: what is read is what was stat'ed (the store refuses links)
-            info = os.stat(path, follow_symlinks=False)
-        except OSError:
+        info = store.stat_of(meta)
+        if info is None:
             job = _Job(meta, source, str(store.root), 0, 0, 0, version)
             result.damaged.append(f"{meta.snapshot_id}: file missing")
             marks.append(_extraction_row(job, "damaged", "file missing", None, now))

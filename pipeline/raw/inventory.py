@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -118,11 +117,8 @@ def citation_check(
     def unchanged(meta: SnapshotMeta) -> bool:
         if meta.snapshot_id not in known:
             return False
-        try:
-            info = os.stat(store.path_of(meta), follow_symlinks=False)
-        except OSError:
-            return False
-        return still_verified(known[meta.snapshot_id], meta, info)
+        info = store.stat_of(meta)
+        return info is not None and still_verified(known[meta.snapshot_id], meta, info)
 
     def check(snapshot_id: str, sha256: str) -> str | None:
         meta = stored.get(snapshot_id)
