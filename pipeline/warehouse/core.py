@@ -113,34 +113,27 @@ def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -
     )
 
 
-def _reconstruction(meta: SnapshotMeta) -> dict[str, str | None]:
-    document = meta.reconstructed_from or {}
-    return {
-        "reconstructed_from": document.get("title"),
-        "reconstructed_from_url": document.get("url"),
-        "reconstructed_from_snapshot_id": document.get("snapshot"),
-    }
-
-
 def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "snapshot_id": m.snapshot_id,
-                "source_id": m.source_id,
-                "url": m.url,
-                "retrieved_at": pd.Timestamp(m.retrieved_at),
-                "sha256": m.sha256,
-                "size_bytes": m.size,
-                "content_type": m.content_type,
-                "obtained_by": m.obtained_by,
-                "note": m.note or None,
-                **_reconstruction(m),
-            }
-            for m in snapshots
-        ],
-        columns=list(CORE_TABLES["snapshots"].to_schema().columns),
-    )
+    """The whole history's records, column by column: a dict per record took a second and a
+    half at 110,000 snapshots, at every build."""
+    documents = [m.reconstructed_from or {} for m in snapshots]
+    columns = {
+        "snapshot_id": [m.snapshot_id for m in snapshots],
+        "source_id": [m.source_id for m in snapshots],
+        "url": [m.url for m in snapshots],
+        "retrieved_at": pd.to_datetime(
+            [m.retrieved_at for m in snapshots], utc=True, format="ISO8601"
+        ),
+        "sha256": [m.sha256 for m in snapshots],
+        "size_bytes": pd.array([m.size for m in snapshots], dtype="int64"),
+        "content_type": [m.content_type for m in snapshots],
+        "obtained_by": [m.obtained_by for m in snapshots],
+        "note": [m.note or None for m in snapshots],
+        "reconstructed_from": [d.get("title") for d in documents],
+        "reconstructed_from_url": [d.get("url") for d in documents],
+        "reconstructed_from_snapshot_id": [d.get("snapshot") for d in documents],
+    }
+    return pd.DataFrame(columns, columns=list(CORE_TABLES["snapshots"].to_schema().columns))
 
 
 def _outcomes_frame(outcomes: Sequence[OutcomeRecord]) -> pd.DataFrame:
