@@ -37,6 +37,11 @@ def require_unit(
         raise snapshot.fail(f"{where}: expected a {units.name} figure, got {shorten(text, 60)!r}")
 
 
+def _missing(text: str) -> bool:
+    """A blank cell: empty, a dash, 'n/a' and the like."""
+    return text.strip().casefold() in MISSING
+
+
 def cell_number(
     text: str, snapshot: SnapshotInput, column: str, row: int, units: Units
 ) -> float | None:
@@ -44,7 +49,7 @@ def cell_number(
     column's unit; None for a blank cell."""
     plain = _PLAIN.fullmatch(text)
     if plain is None:
-        if text.strip().casefold() in MISSING:  # '—' as written: cleaning would not change it
+        if _missing(text):  # '—' as written: cleaning would not change it
             return None
         text = clean_text(text, max_length=10_000)  # raw cell text: markup and spacing go first
         plain = _PLAIN.fullmatch(text)
@@ -52,7 +57,7 @@ def cell_number(
         if text.startswith("$"):
             require_unit(snapshot, "usd", units, f"column {column!r}, row {row}", text)
         return float(plain.group(1).replace(",", ""))
-    if text.strip().casefold() in MISSING:
+    if _missing(text):
         return None
     where = f"column {column!r}, row {row}"
     shown = shorten(text, 60)

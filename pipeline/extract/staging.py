@@ -66,22 +66,6 @@ CREATE TABLE IF NOT EXISTS staging.extractions (
     file_ctime_ns BIGINT          -- last, as ALTER adds it to an older cache (null there)
 )
 """
-EXTRACTION_SCHEMA = pa.schema(
-    [
-        ("snapshot_id", pa.string()),
-        ("source_id", pa.string()),
-        ("format", pa.string()),
-        ("parser_version", pa.string()),
-        ("sha256", pa.string()),
-        ("file_size", pa.int64()),
-        ("file_mtime_ns", pa.int64()),
-        ("file_ctime_ns", pa.int64()),
-        ("status", pa.string()),
-        ("error", pa.string()),
-        ("row_counts", pa.string()),
-        ("extracted_at", pa.timestamp("us", tz="UTC")),
-    ]
-)
 # Below both, starting workers (~1.5 s) costs more than it saves: a thousand pages, or 64 MB as
 # received (30 half-hourly polls, which take a second each to parse and validate).
 PARALLEL_THRESHOLD = 1_000
@@ -344,7 +328,9 @@ def _upsert_extractions(
     snapshots (not needed for snapshots never extracted before, and it scans the table)."""
     if not rows:
         return
-    con.register("incoming_extractions", pa.Table.from_pylist(rows, schema=EXTRACTION_SCHEMA))
+    # the table's own column types (EXTRACTIONS_DDL), not a second list of them
+    schema = con.sql("FROM staging.extractions LIMIT 0").to_arrow_table().schema
+    con.register("incoming_extractions", pa.Table.from_pylist(rows, schema=schema))
     if replace:
         con.execute(
             "DELETE FROM staging.extractions WHERE snapshot_id IN "

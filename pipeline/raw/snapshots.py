@@ -503,7 +503,6 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
 class SnapshotStore:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._root_text = os.fspath(root)  # for the paths joined per snapshot (`_located`)
         self.cleaned: list[Path] = []  # temporary files of killed writers this store deleted
 
     def source_dir(self, source_id: str) -> Path:
@@ -819,7 +818,7 @@ class SnapshotStore:
     def _located(self, meta: SnapshotMeta) -> tuple[str, os.stat_result | None]:
         # strings and one lstat per candidate: a build looks up every snapshot of the history,
         # and pathlib with an lexists then a stat took three times as long
-        plain = os.path.join(self._root_text, check_source_id(meta.source_id), meta.data_file)
+        plain = os.path.join(self.root, check_source_id(meta.source_id), meta.data_file)
         for candidate in (plain, plain + COMPRESSED_SUFFIX):
             try:
                 return candidate, os.stat(candidate, follow_symlinks=False)
