@@ -118,3 +118,39 @@ def test_the_write_ahead_logs_stay_small_while_the_engines_are_kept(settings):
             (log.name, log.stat().st_size) for log in logs
         ]
         assert _latest_sha(instance, "raw_49") == f"{599:064d}"
+
+
+def test_schema_facts_once_found_are_not_asked_again(settings, monkeypatch):
+    """An asset-record lookup asks five times for a column or a finished data migration; what
+    was found stays found, what was not is asked again, and a wipe forgets both."""
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "a" * 64)
+        events = instance.event_log_storage
+        assert instance.get_asset_records([dg.AssetKey("raw_a")])  # finds what the stock class does
+        asked: list[str] = []
+        stock_col, stock_index = (
+            SqliteEventLogStorage.has_asset_key_col,
+            SqliteEventLogStorage.has_secondary_index,
+        )
+
+        def column(self, name):
+            asked.append(f"column {name}")
+            return stock_col(self, name)
+
+        def index(self, name):
+            asked.append(f"index {name}")
+            return stock_index(self, name)
+
+        monkeypatch.setattr(SqliteEventLogStorage, "has_asset_key_col", column)
+        monkeypatch.setattr(SqliteEventLogStorage, "has_secondary_index", index)
+        assert events.has_asset_key_col("cached_status_data")
+        assert not events.has_asset_key_col("no_such_column")
+        assert not events.has_secondary_index("no_such_migration")
+        assert asked == ["column no_such_column", "index no_such_migration"]
+        records = instance.get_asset_records([dg.AssetKey("raw_a")])
+        assert records[0].asset_entry.last_materialization is not None
+        assert not [name for name in asked[2:] if "no_such" not in name]  # all remembered
+        events.wipe()
+        asked.clear()
+        assert events.has_asset_key_col("cached_status_data")
+        assert asked == ["column cached_status_data"]

@@ -15,7 +15,11 @@ per freshness check: planned, output, evaluation). This subclass:
   open, so do the logs (the stock class's closing connections removed them): each is
   checkpointed every 256 pages and cut back to 1 MiB;
 - remembers the tables it has found, which the stock class looks up, with an engine of its own,
-  before most statements (a third of the lookups of a build).
+  before most statements (a third of the lookups of a build);
+- remembers the columns of the asset-key table and the data migrations it has found complete,
+  which the stock class asks for five times in each asset-record lookup (a column listing or a
+  query each time): 300 freshness checks look up their 300 raw assets one at a time, 0.64 s of
+  which this leaves 0.35 s.
 
 Files, tables and layout are Dagster's own: an instance written by the stock class reads the
 same. The instance's `dagster.yaml` (pipeline/dagster/runner.py) names it as its event log
@@ -56,6 +60,8 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._engines: OrderedDict[str, Engine] = OrderedDict()
         self._engines_pid = os.getpid()
         self._tables: set[str] = set()  # tables of the index shard known to exist
+        self._asset_key_columns: set[str] = set()  # columns of its asset_keys table
+        self._secondary_indexes: set[str] = set()  # data migrations known to be complete
         super().__init__(base_dir, inst_data)
 
     @classmethod
@@ -104,6 +110,24 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
             self._tables.add(table_name)
         return found
 
+    def has_asset_key_col(self, column_name: str) -> bool:
+        """As `has_table`: a column is added by a schema migration and never dropped."""
+        if column_name in self._asset_key_columns:
+            return True
+        found = super().has_asset_key_col(column_name)
+        if found:
+            self._asset_key_columns.add(column_name)
+        return found
+
+    def has_secondary_index(self, name: str) -> bool:
+        """A data migration found complete stays complete: only a wipe removes its row."""
+        if name in self._secondary_indexes:
+            return True
+        found = super().has_secondary_index(name)
+        if found:
+            self._secondary_indexes.add(name)
+        return found
+
     def _dispose_engines(self) -> None:
         with self._db_lock:
             for engine in self._engines.values():
@@ -112,6 +136,9 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
 
     def wipe(self) -> None:
         self._dispose_engines()  # the files are deleted: no connection may stay open on them
+        self._tables.clear()
+        self._asset_key_columns.clear()
+        self._secondary_indexes.clear()
         super().wipe()
 
     def dispose(self) -> None:
