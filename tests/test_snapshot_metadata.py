@@ -346,3 +346,60 @@ def test_build_skips_bad_records_reports_each_once_and_still_releases(
     assert len(skipped) == 2, lines
     assert any(str(bad_time) in s and "retrieved_at 'yesterday'" in s for s in skipped)
     assert any(str(unreadable) in s and "unreadable snapshot metadata" in s for s in skipped)
+
+
+def test_the_listing_cache_gives_back_every_field_of_every_record(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    store.add(
+        "example-page",
+        b"<html>fine</html>",
+        url="https://example.org/page",
+        retrieved_at=WHEN,
+        content_type="text/html",
+        obtained_by="fetched",
+        extension="html",
+        note="with a note",
+        http={"etag": '"abc"', "last-modified": "Sun, 29 Nov 2026 12:00:00 GMT"},
+    )
+    store.add(
+        "example-article",
+        b"<html>rebuilt</html>",
+        url="https://example.org/article",
+        retrieved_at=WHEN,
+        content_type="text/html",
+        obtained_by="reconstructed",
+        extension="html",
+        reconstructed_from=DOCUMENT,
+    )
+    read = store.list()  # read from the records, and cached
+    cache = json.loads((tmp_path / ".snapshot-index.json").read_text())
+    assert cache["version"] == 5 and cache["fields"] == [f for f in snapshots._MetaIndex.FIELDS]
+    assert {len(v) for e in cache["entries"].values() for v in e.values()} == {12}
+    for path in tmp_path.glob(f"*/*{META_SUFFIX}"):
+        path.write_text("not a record")  # from here on, only the cache can give them
+    assert store.list() == read
+    assert read[1].http["etag"] == '"abc"' and read[0].reconstructed_from == DOCUMENT
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["other fields", "short record", "an object per record"],
+)
+def test_a_cache_of_another_shape_is_not_used(tmp_path: Path, damage: str) -> None:
+    store = SnapshotStore(tmp_path)
+    good = add(store, b"<html>fine</html>")
+    store.list()
+    path = tmp_path / ".snapshot-index.json"
+    cache = json.loads(path.read_text())
+    entry = cache["entries"]["example-page"]
+    (name,) = entry
+    if damage == "other fields":  # a version whose records had another field order
+        cache["fields"] = list(reversed(cache["fields"]))
+        entry[name] = list(reversed(entry[name]))
+    elif damage == "short record":
+        entry[name] = entry[name][:-1]
+    else:
+        entry[name] = json.loads(good.to_json())
+    entry[name][0 if damage != "an object per record" else "url"] = "https://example.org/stale"
+    path.write_text(json.dumps(cache))
+    assert store.list() == [good]  # read from its record again

@@ -39,7 +39,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -857,12 +857,14 @@ class _MetaIndex:
 
     # 2: records are validated before they are cached; 3: the URL rule of support.text.url_problem
     # (no credentials, no whitespace or markup); 4: obtained_by "reconstructed" and its
-    # reconstructed_from (the bundled records were rewritten in place). Caches of an older
-    # version are dropped.
-    VERSION = 4
+    # reconstructed_from (the bundled records were rewritten in place); 5: each record as the
+    # list of its values in FIELDS order, not an object (a year of pages, 111,902 records:
+    # 51 MB instead of 66, read in about half the time). Caches of another version are dropped.
+    VERSION = 5
     NAME = ".snapshot-index.json"
+    FIELDS = tuple(f.name for f in fields(SnapshotMeta))
 
-    def __init__(self, root: Path, entries: dict[str, dict[str, dict[str, object]]]) -> None:
+    def __init__(self, root: Path, entries: dict[str, dict[str, list[object]]]) -> None:
         self.root = root
         self.entries = entries
         self.changed = False
@@ -874,6 +876,7 @@ class _MetaIndex:
             if (
                 isinstance(record, dict)
                 and record.get("version") == cls.VERSION
+                and record.get("fields") == list(cls.FIELDS)
                 and isinstance(record.get("entries"), dict)
             ):
                 return cls(root, record["entries"])
@@ -882,16 +885,13 @@ class _MetaIndex:
         return cls(root, {})
 
     def get(self, source: str, name: str) -> SnapshotMeta | None:
-        fields_ = self.entries.get(source, {}).get(name)
-        if fields_ is None:
+        values = self.entries.get(source, {}).get(name)
+        if not isinstance(values, list) or len(values) != len(self.FIELDS):
             return None
-        try:
-            return SnapshotMeta(**fields_)  # type: ignore[arg-type]
-        except TypeError:
-            return None
+        return SnapshotMeta(*values)  # type: ignore[arg-type]
 
     def put(self, source: str, name: str, meta: SnapshotMeta) -> SnapshotMeta:
-        self.entries.setdefault(source, {})[name] = asdict(meta)
+        self.entries.setdefault(source, {})[name] = [getattr(meta, f) for f in self.FIELDS]
         self.changed = True
         return meta
 
@@ -907,7 +907,9 @@ class _MetaIndex:
         if not self.changed or not self.root.is_dir():
             return
         try:
-            data = orjson.dumps({"version": self.VERSION, "entries": self.entries})
+            data = orjson.dumps(
+                {"version": self.VERSION, "fields": self.FIELDS, "entries": self.entries}
+            )
             _atomic_write(self.root / self.NAME, data)
         except (OSError, TypeError):  # TypeError: orjson refuses a value it cannot encode
             pass  # a read-only store still lists correctly, only more slowly
