@@ -11,6 +11,7 @@ from test_build import AA_PAGE, PAGE_TIME, add_page, copy_of
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.settings import Settings
+from pipeline.warehouse.appended import mark_appends
 from pipeline.warehouse.citations import CITATIONS, citation_counts
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.current import CURRENT, refresh_current
@@ -102,6 +103,7 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
         ORDER BY observation_id LIMIT 3
         """
     )
+    added = mark_appends(con, ["observations"])  # what is inserted from here on
     con.execute(
         """
         INSERT INTO core.observations BY NAME
@@ -122,11 +124,7 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
         FROM picked
         """
     )
-    con.execute(
-        "CREATE TEMP TABLE added AS "
-        "SELECT unnest(['x/newer', 'x/older', 'x/worse', 'x/new']) AS snapshot_id"
-    )
-    considered = refresh_current(con, "added")
+    considered = refresh_current(con, added)
     assert considered == current + 12 < history  # the current rows and the added ones only
     assert differences(con) == 0
     # the measurements' sources: a figure of another region is a new measurement of its source
@@ -134,13 +132,12 @@ def test_merging_added_observations_is_what_the_whole_history_gives(built, tmp_p
         "INSERT INTO core.observations BY NAME SELECT * REPLACE (observation_id || '-eu' AS "
         "observation_id, 'x/regional' AS snapshot_id, 'eu-west-1' AS region) FROM picked"
     )
-    con.execute("INSERT INTO added VALUES ('x/regional')")
     measurements = con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0]
-    refresh_measurement_sources(con, "added")
+    refresh_measurement_sources(con, added)
     assert measurement_differences(con) == 0
     grown = con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0]
     assert grown > measurements
-    refresh_measurement_sources(con, "added")  # twice is once
+    refresh_measurement_sources(con, added)  # twice is once
     assert con.execute(f"SELECT count(*) FROM {MEASUREMENT_SOURCES}").fetchone()[0] == grown
     ids = [r[0] for r in con.execute(f"SELECT observation_id FROM {CURRENT}").fetchall()]
     assert sum(i.endswith("-newer") for i in ids) == 3

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import duckdb
 
+from pipeline.warehouse.appended import Appended
 from pipeline.warehouse.connection import table_exists
 
 CITATIONS = "staging.entity_citations"
@@ -24,12 +25,12 @@ _CITING = {
 }
 
 
-def citation_counts(added: str | None) -> str:
-    """SQL for (kind, entity_id, citations) over the per-snapshot tables, or over the rows of
-    the snapshots in the relation `added`."""
-    scope = f" SEMI JOIN {added} USING (snapshot_id)" if added else ""
+def citation_counts(added: Appended | None) -> str:
+    """SQL for (kind, entity_id, citations) over the per-snapshot tables, or over the rows
+    `added` marks."""
     parts = [
-        f"SELECT '{kind}' AS kind, {kind}_id AS entity_id FROM core.{table}{scope}"
+        f"SELECT '{kind}' AS kind, {kind}_id AS entity_id "
+        f"FROM {added.rows(table) if added else f'core.{table}'}"
         for kind, tables in _CITING.items()
         for table in tables
     ]
@@ -46,10 +47,10 @@ def ensure_citations(con: duckdb.DuckDBPyConnection) -> None:
         _count_afresh(con)
 
 
-def refresh_citations(con: duckdb.DuckDBPyConnection, added: str | None) -> None:
-    """Bring the counts up to date with the core tables. `added` names a relation of the snapshot
-    ids whose rows were only added since the counts were last brought up to date; None when
-    anything else changed (counted afresh). Runs inside the caller's transaction."""
+def refresh_citations(con: duckdb.DuckDBPyConnection, added: Appended | None) -> None:
+    """Bring the counts up to date with the core tables. `added` marks the rows that were only
+    added since the counts were last brought up to date; None when anything else changed
+    (counted afresh). Runs inside the caller's transaction."""
     if added is None or not table_exists(con, CITATIONS):
         _count_afresh(con)
         return

@@ -32,6 +32,7 @@ from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
 from pipeline.support.sizes import runs
+from pipeline.warehouse.appended import mark_appends
 from pipeline.warehouse.citations import ensure_citations, refresh_citations
 from pipeline.warehouse.current import ensure_current, refresh_current
 from pipeline.warehouse.measurement_sources import (
@@ -344,19 +345,22 @@ def build_core(
             )
             for name in PER_SNAPSHOT:
                 con.execute(f"DELETE FROM core.{name}")
+        # from here on the per-snapshot tables are only inserted into: the rows past these
+        # marks are those this build adds (appended.py)
+        marks = mark_appends(con, PER_SNAPSHOT) if append else None
         # core.endpoints names the endpoints of the rows kept: a build that only added rows
-        # keeps it and adds what those name (sql/core/17_endpoints.sql reads endpoint_scope); any
-        # other build fills it again from every row, as does one that finds it empty (just made)
+        # keeps it and adds what those name (sql/core/17_endpoints.sql reads the endpoint_*
+        # views); any other build fills it again from every row, as does one that finds it
+        # empty (just made)
         keep_endpoints = (
-            append
+            marks is not None
             and not removed.get("observations")
             and not removed.get("endpoint_offers")
             and con.execute("SELECT count(*) FROM core.endpoints").fetchone() != (0,)
         )
-        con.execute(
-            "CREATE OR REPLACE TEMP VIEW endpoint_scope AS SELECT snapshot_id FROM "
-            + ("staging.observation_scope" if keep_endpoints else "build_scope")
-        )
+        for table in ("observations", "endpoint_offers"):
+            rows = marks.rows(table) if keep_endpoints and marks else f"core.{table}"
+            con.execute(f"CREATE OR REPLACE TEMP VIEW endpoint_{table} AS FROM {rows}")
         for name in CORE_TABLES:
             if name not in PER_SNAPSHOT and not (keep_endpoints and name == "endpoints"):
                 con.execute(f"DELETE FROM core.{name}")
@@ -398,17 +402,12 @@ def build_core(
         )
         con.execute("DELETE FROM core.build_state")
         con.execute("INSERT INTO core.build_state VALUES (?, ?, ?)", [as_of, data_date, key])
-        only_added = append and not removed.get("observations")
-        added = "staging.observation_scope" if only_added else None
+        added = marks if not removed.get("observations") else None
         refresh_current(con, added)
         refresh_measurement_sources(con, added)
         # the citations count every per-snapshot table: any row removed counts them afresh
-        refresh_citations(con, added if not any(removed.values()) else None)
-        refresh_partitions(
-            con,
-            "staging.observation_scope" if append else None,
-            {name for name, rows in removed.items() if rows},
-        )
+        refresh_citations(con, marks if not any(removed.values()) else None)
+        refresh_partitions(con, marks, {name for name, rows in removed.items() if rows})
         counts = {
             name: con.execute(f"SELECT count(*) FROM core.{name}").fetchone()[0]  # type: ignore[index]
             for name in CORE_TABLES

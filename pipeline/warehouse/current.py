@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
+from pipeline.warehouse.appended import Appended
 from pipeline.warehouse.comments import inherit_comments
 from pipeline.warehouse.connection import table_exists
 
@@ -42,11 +43,11 @@ def _describe(con: duckdb.DuckDBPyConnection) -> None:
     inherit_comments(con, CURRENT, "core.observations")
 
 
-def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
+def refresh_current(con: duckdb.DuckDBPyConnection, added: Appended | None) -> int:
     """Bring CURRENT up to date with core.observations; returns the rows considered. `added`
-    names a relation of the snapshot ids whose observations were only added since CURRENT was
-    last brought up to date; None when anything else changed (CURRENT is computed afresh). Runs
-    inside the caller's transaction, after core.build_state is written."""
+    marks the observations that were only added since CURRENT was last brought up to date; None
+    when anything else changed (CURRENT is computed afresh). Runs inside the caller's
+    transaction, after core.build_state is written."""
     if added is None or not table_exists(con, CURRENT):
         _compute_afresh(con)
         rows = con.execute("SELECT count(*) FROM core.observations").fetchall()
@@ -54,7 +55,7 @@ def refresh_current(con: duckdb.DuckDBPyConnection, added: str | None) -> int:
         con.execute(
             "CREATE OR REPLACE TEMP VIEW current_candidates AS "
             f"FROM {CURRENT} UNION ALL BY NAME "
-            f"SELECT o.* FROM core.observations AS o SEMI JOIN {added} USING (snapshot_id)"
+            f"FROM {added.rows('observations')}"
         )
         rows = con.execute("SELECT count(*) FROM current_candidates").fetchall()
         con.execute(

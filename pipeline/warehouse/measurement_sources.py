@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import duckdb
 
+from pipeline.warehouse.appended import Appended
 from pipeline.warehouse.comments import inherit_comments
 from pipeline.warehouse.connection import quote_literal, table_exists
 
@@ -35,16 +36,16 @@ def ensure_measurement_sources(con: duckdb.DuckDBPyConnection) -> None:
         _compute_afresh(con)
 
 
-def refresh_measurement_sources(con: duckdb.DuckDBPyConnection, added: str | None) -> None:
-    """Bring the table up to date with core.observations. `added` names a relation of the
-    snapshot ids whose observations were only added since it was last brought up to date; None
-    when anything else changed (computed afresh). Runs inside the caller's transaction."""
+def refresh_measurement_sources(con: duckdb.DuckDBPyConnection, added: Appended | None) -> None:
+    """Bring the table up to date with core.observations. `added` marks the observations that
+    were only added since it was last brought up to date; None when anything else changed
+    (computed afresh). Runs inside the caller's transaction."""
     if added is None or not table_exists(con, MEASUREMENT_SOURCES):
         _compute_afresh(con)
         return
     con.execute(
         f"INSERT INTO {MEASUREMENT_SOURCES} "
-        f"SELECT DISTINCT {COLUMNS} FROM core.observations SEMI JOIN {added} USING (snapshot_id) "
+        f"SELECT DISTINCT {COLUMNS} FROM {added.rows('observations')} "
         f"EXCEPT SELECT {COLUMNS} FROM {MEASUREMENT_SOURCES}"
     )
 

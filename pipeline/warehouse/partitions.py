@@ -23,6 +23,7 @@ from collections.abc import Collection
 import duckdb
 
 from pipeline.schema.core import PER_SNAPSHOT
+from pipeline.warehouse.appended import Appended
 from pipeline.warehouse.connection import table_exists
 
 # the tables that grow with the history, and the column they are partitioned on
@@ -58,12 +59,12 @@ def _prints_sql(table: str, where: str = "TRUE") -> str:
 
 
 def refresh_partitions(
-    con: duckdb.DuckDBPyConnection, added: str | None, removed_from: Collection[str]
+    con: duckdb.DuckDBPyConnection, added: Appended | None, removed_from: Collection[str]
 ) -> None:
-    """Bring PRINTS up to date with the core tables. `added` names a relation of the snapshot
-    ids whose rows were added since PRINTS was last brought up to date (None: anything may have
-    changed); `removed_from` the tables that lost rows since. Runs inside the caller's
-    transaction, after the core tables are loaded."""
+    """Bring PRINTS up to date with the core tables. `added` marks the rows added since PRINTS
+    was last brought up to date (None: anything may have changed); `removed_from` names the
+    tables that lost rows since. Runs inside the caller's transaction, after the core tables
+    are loaded."""
     fresh = not table_exists(con, PRINTS)
     con.execute(f"DROP TABLE IF EXISTS {_FORMER}")
     con.execute(_CREATE)
@@ -74,8 +75,7 @@ def refresh_partitions(
             else [
                 row[0]
                 for row in con.execute(
-                    f"SELECT DISTINCT {utc_hour(column)} FROM core.{table} "
-                    f"SEMI JOIN {added} USING (snapshot_id)"
+                    f"SELECT DISTINCT {utc_hour(column)} FROM {added.rows(table)}"
                 ).fetchall()
             ]
         )

@@ -1,0 +1,39 @@
+"""The rows a build appended to the tables that grow per snapshot, found by their row ids.
+
+An appending build (core.py) first deletes the rows that leave its scope, then only inserts. DuckDB
+gives inserted rows row ids above every id the table held (a transaction's own rows carry ids above
+all committed ones), and a scan filtered on `rowid` reads only the row groups past the bound. The
+tables kept up to date from what a build adds (current observations, measurement sources, citation
+counts, hour fingerprints, endpoints) read the added rows that way. A semi-join on the build's
+snapshot ids read the snapshot id of every row instead: DuckDB's zone maps keep 8 bytes of a
+string, so no row group was skipped, and each such scan of the 86 million observations of a quarter
+of half-hourly polls took about 0.3 s, several times per poll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class Appended:
+    """Each table's highest row id before the build inserted (-1: it was empty)."""
+
+    marks: Mapping[str, int]
+
+    def rows(self, table: str) -> str:
+        """SQL for the rows of `core.<table>` inserted since its mark (its columns only)."""
+        return f"(SELECT * FROM core.{table} WHERE rowid > {int(self.marks[table])})"
+
+
+def mark_appends(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> Appended:
+    """Mark `tables` before inserting into them; nothing may be deleted from them after, in the
+    same transaction, while the marks are used."""
+    marks = {}
+    for table in tables:
+        row = con.execute(f"SELECT coalesce(max(rowid), -1) FROM core.{table}").fetchone()
+        marks[table] = int(row[0]) if row else -1
+    return Appended(marks)
