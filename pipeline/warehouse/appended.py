@@ -30,8 +30,9 @@ class Appended:
 
 
 def mark_appends(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> Appended:
-    """Mark `tables` before inserting into them; nothing may be deleted from them after, in the
-    same transaction, while the marks are used."""
+    """Mark `tables` before inserting into them, inside the transaction that inserts; nothing
+    may be deleted from them after. The marks hold until it commits: a checkpoint that drops
+    deleted rows gives row ids again."""
     marks = {}
     for table in tables:
         row = con.execute(f"SELECT coalesce(max(rowid), -1) FROM core.{table}").fetchone()
