@@ -75,11 +75,30 @@ def validate_by_snapshot(
     return checked, pd.concat(failures, ignore_index=True) if failures else None
 
 
-def _scope(snapshot_ids: Sequence[str] | None) -> tuple[str, list[object]]:
-    """The WHERE clause (and its parameter) of the rows of these snapshots; None: every row."""
+# Core tables whose every row carries its snapshot's retrieval time (tests/test_appended_rows.py)
+RETRIEVED_WITH_SNAPSHOT = ("core.observations", "core.model_figures")
+
+
+def snapshot_scope(
+    con: duckdb.DuckDBPyConnection, table: str, snapshot_ids: Sequence[str] | None
+) -> tuple[str, list[object]]:
+    """The WHERE clause (and its parameters) of the rows of these snapshots; None: every row.
+    In a table of RETRIEVED_WITH_SNAPSHOT the clause also bounds `retrieved_at` by the range of
+    those snapshots' retrieval times, which the ids imply: DuckDB's zone maps keep 8 bytes of a
+    string, so a filter on snapshot ids alone read the id of every row (0.15-0.2 s per scan of
+    20 million rows, 3 ms with the range, the new snapshots being the newest)."""
     if snapshot_ids is None:
         return "true", []
-    return "snapshot_id IN (SELECT unnest(?::VARCHAR[]))", [list(snapshot_ids)]
+    ids = list(snapshot_ids)
+    where = "snapshot_id IN (SELECT unnest(?::VARCHAR[]))"
+    if table not in RETRIEVED_WITH_SNAPSHOT:
+        return where, [ids]
+    low, high = con.execute(
+        f"SELECT min(retrieved_at), max(retrieved_at) FROM core.snapshots WHERE {where}", [ids]
+    ).fetchone() or (None, None)
+    if low is None:  # none of them is in core.snapshots: neither are their rows
+        return "false", []
+    return f"retrieved_at BETWEEN ? AND ? AND {where}", [low, high, ids]
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, tuple[str, bool]]:
@@ -105,7 +124,7 @@ def _sql_verdict(
     not the model's, which only Pandera can say in its words."""
     if not columns_match(model, table_columns(con, table)):
         return None
-    scope, scoped = _scope(snapshot_ids)
+    scope, scoped = snapshot_scope(con, table, snapshot_ids)
     found = con.execute(
         f"SELECT count(*), {failing} FILTER (WHERE {failing_rows(model)}) "
         f"FROM {table} WHERE {scope}",
@@ -208,7 +227,7 @@ def repeated_keys(
     key itself, since two keys can share a hash. The hashes counted twice stay in a temporary
     table, not in Python: a load appended twice repeats every key."""
     key = ", ".join(columns)
-    scope, scoped = _scope(snapshot_ids)
+    scope, scoped = snapshot_scope(con, table, snapshot_ids)
     rows = con.execute(f"SELECT count(*) FROM {table} WHERE {scope}", scoped).fetchone()
     passes = max(1, math.ceil((rows[0] if rows else 0) / pass_rows))
     con.execute("CREATE OR REPLACE TEMP TABLE shared_key_hashes (h UBIGINT)")

@@ -24,7 +24,12 @@ from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
 from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.validate import duplicate_keys, validate_rows, validate_table
+from pipeline.warehouse.validate import (
+    duplicate_keys,
+    snapshot_scope,
+    validate_rows,
+    validate_table,
+)
 
 UNRESOLVED = dg.AssetKey("staging_unresolved_names")
 MART = dg.AssetKey("mart_views")
@@ -145,12 +150,11 @@ def _core_checks() -> list[dg.AssetCheckSpec]:
 # Over the observations a build appended (or all, when it derived them all): core.snapshots holds
 # every stored snapshot, so the rows of earlier builds keep the snapshot they were traced to.
 TRACEABILITY = """
-SELECT count(*) FROM core.observations AS o
+SELECT count(*) FROM (SELECT * FROM core.observations WHERE {scope}) AS o
 LEFT JOIN core.snapshots AS s USING (snapshot_id)
 LEFT JOIN core.sources AS src ON src.source_id = o.source_id
 WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
        OR o.tier IS NULL OR o.observed_at IS NULL)
-  AND (? OR o.snapshot_id IN (SELECT unnest(?::VARCHAR[])))
 """
 
 
@@ -244,8 +248,8 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
             _validate_table(con, name, model, loaded.appended)
             for name, model in CORE_TABLES.items()
         ]
-        every = loaded.appended is None
-        untraceable = con.execute(TRACEABILITY, [every, loaded.appended or []]).fetchone()[0]
+        scope, scoped = snapshot_scope(con, "core.observations", loaded.appended)
+        untraceable = con.execute(TRACEABILITY.format(scope=scope), scoped).fetchone()[0]
     for name, count in loaded.counts.items():
         metadata: dict[str, object] = {"rows": count}
         if name == "observations":
