@@ -68,3 +68,15 @@ def test_the_rows_of_the_newest_snapshot_are_read_from_the_last_row_groups(tmp_p
             f"EXPLAIN ANALYZE SELECT count(*) FROM core.observations WHERE {where}", params
         ).fetchall()[0][1]
         assert "Row Groups Scanned: 1 / 9" in plan, plan
+
+
+def test_source_health_counts_the_newest_snapshots_observations(built) -> None:
+    """mart.source_health joins the observations on their snapshot's retrieval time too."""
+    with duckdb.connect(str(built.database), read_only=True) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        rows = con.execute(
+            "SELECT h.source_id, h.observations, (SELECT count(*) FROM core.observations AS o "
+            "WHERE o.snapshot_id = h.latest_snapshot_id) FROM mart.source_health AS h"
+        ).fetchall()
+    assert rows and all(kept == counted for _source, kept, counted in rows), rows
+    assert sum(kept for _source, kept, _counted in rows) > 0
