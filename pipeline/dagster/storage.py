@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -51,6 +51,16 @@ def _pragmas(dbapi_connection: Any, _record: Any) -> None:
     for pragma in PRAGMAS:
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
+
+
+def _remembered(found: set[str], name: str, ask: Callable[[str], bool]) -> bool:
+    """`ask(name)`, asked again only while the answer is no (what is found stays found)."""
+    if name in found:
+        return True
+    if ask(name):
+        found.add(name)
+        return True
+    return False
 
 
 class PooledSqliteEventLogStorage(SqliteEventLogStorage):
@@ -103,30 +113,15 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         """Asked before most statements (the stock answer opens an engine of its own, inside a
         transaction, too, so it cannot take the lock): a table once found stays. Dagster adds
         tables by migration and never drops one while running."""
-        if table_name in self._tables:
-            return True
-        found = super().has_table(table_name)
-        if found:
-            self._tables.add(table_name)
-        return found
+        return _remembered(self._tables, table_name, super().has_table)
 
     def has_asset_key_col(self, column_name: str) -> bool:
         """As `has_table`: a column is added by a schema migration and never dropped."""
-        if column_name in self._asset_key_columns:
-            return True
-        found = super().has_asset_key_col(column_name)
-        if found:
-            self._asset_key_columns.add(column_name)
-        return found
+        return _remembered(self._asset_key_columns, column_name, super().has_asset_key_col)
 
     def has_secondary_index(self, name: str) -> bool:
         """A data migration found complete stays complete: only a wipe removes its row."""
-        if name in self._secondary_indexes:
-            return True
-        found = super().has_secondary_index(name)
-        if found:
-            self._secondary_indexes.add(name)
-        return found
+        return _remembered(self._secondary_indexes, name, super().has_secondary_index)
 
     def _dispose_engines(self) -> None:
         with self._db_lock:
