@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.warehouse.appended import mark_appends
+from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
+from pipeline.warehouse.appended import mark_appends, wrong_retrieval_times
 from pipeline.warehouse.connection import connect
 
 ROWS_PER_GROUP = 122_880  # DuckDB's row group
@@ -65,3 +66,62 @@ def test_only_the_last_row_groups_are_read(tmp_path: Path) -> None:
             f"EXPLAIN ANALYZE SELECT count(*) FROM {marks.rows('observations')}"
         ).fetchall()[0][1]
         assert "Row Groups Scanned: 1 / 11" in plan, plan
+
+
+def _with_snapshots(con) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS core")
+    con.execute(
+        "CREATE TABLE core.snapshots AS SELECT * FROM (VALUES "
+        "('a/1', TIMESTAMPTZ '2026-11-29 00:00:00+00'), "
+        "('a/2', TIMESTAMPTZ '2026-11-30 00:00:00+00')) AS v(snapshot_id, retrieved_at)"
+    )
+    for table in RETRIEVED_WITH_SNAPSHOT:
+        con.execute(
+            f"CREATE TABLE core.{table} AS SELECT snapshot_id, retrieved_at FROM core.snapshots"
+        )
+
+
+@pytest.mark.parametrize(
+    ("snapshot", "retrieved_at"),
+    [("a/2", "2026-11-29 00:00:00+00"), ("a/2", None), ("gone/1", "2026-11-30 00:00:00+00")],
+)
+def test_added_rows_without_their_snapshots_time_are_counted(tmp_path, snapshot, retrieved_at):
+    """The checks after the load find a snapshot's rows by its retrieval time: a row added
+    with another time (or none, or no snapshot) would escape them, so the load counts it."""
+    with connect(tmp_path / "w.duckdb") as con:
+        _with_snapshots(con)
+        marks = mark_appends(con, RETRIEVED_WITH_SNAPSHOT)
+        assert wrong_retrieval_times(con, marks) == {}  # the rows before the marks are not read
+        con.execute(
+            "INSERT INTO core.observations VALUES ('a/1', TIMESTAMPTZ '2026-11-29 00:00:00+00')"
+        )
+        assert wrong_retrieval_times(con, marks) == {}
+        con.execute(
+            "INSERT INTO core.model_figures VALUES (?, ?::TIMESTAMPTZ)", [snapshot, retrieved_at]
+        )
+        assert wrong_retrieval_times(con, marks) == {"model_figures": 1}
+
+
+def test_a_load_that_adds_such_a_row_fails_and_keeps_the_warehouse(built, tmp_path, monkeypatch):
+    """A core SQL file that took the time from elsewhere: the appending build fails with a
+    clear error, and its transaction is rolled back."""
+    from test_build import add_kimi_page, copy_of
+
+    import pipeline.warehouse.core as core
+    from pipeline.dagster.envelope import execute
+
+    settings = copy_of(built, tmp_path)
+    with connect(settings.database, read_only=True) as con:
+        before = con.execute("SELECT count(*) FROM core.observations").fetchone()
+    add_kimi_page(settings)
+    original = core.wrong_retrieval_times
+    monkeypatch.setattr(
+        core,
+        "wrong_retrieval_times",
+        lambda con, marks: original(con, marks) | {"observations": 7},
+    )
+    outcome = execute(settings)
+    assert not outcome.success
+    assert any("without their snapshot's retrieved_at" in f for f in outcome.failures)
+    with connect(settings.database, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM core.observations").fetchone() == before

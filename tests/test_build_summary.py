@@ -37,7 +37,8 @@ def break_traceability(monkeypatch: pytest.MonkeyPatch) -> None:
     """The traceability check finds an observation without its snapshot."""
     import pipeline.dagster.assets.core as core
 
-    broken = "SELECT 1 WHERE ({scope}) OR true"  # one untraceable, whatever the rows
+    # one untraceable more than the rows in scope, with the same parameters
+    broken = "SELECT count(*) + 1 FROM core.observations WHERE {scope}"
     monkeypatch.setattr(core, "TRACEABILITY", broken)
 
 

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
 from pipeline.warehouse.connection import connect
-from pipeline.warehouse.validate import RETRIEVED_WITH_SNAPSHOT, snapshot_scope
+from pipeline.warehouse.validate import snapshot_scope
+
+BOUNDED = [f"core.{name}" for name in RETRIEVED_WITH_SNAPSHOT]
 
 
 def test_the_tables_bounded_by_retrieval_carry_their_snapshots_time(built) -> None:
     with duckdb.connect(str(built.database), read_only=True) as con:
-        for table in RETRIEVED_WITH_SNAPSHOT:
+        for table in BOUNDED:
             rows, other = con.execute(
                 f"SELECT count(*), count(*) FILTER (WHERE t.retrieved_at IS DISTINCT FROM "
                 f"s.retrieved_at) FROM {table} AS t LEFT JOIN core.snapshots AS s "
@@ -25,7 +28,7 @@ def test_the_tables_bounded_by_retrieval_carry_their_snapshots_time(built) -> No
 
 def test_the_scope_holds_the_rows_of_its_snapshots_and_no_other(built) -> None:
     with duckdb.connect(str(built.database), read_only=True) as con:
-        for table in (*RETRIEVED_WITH_SNAPSHOT, "core.endpoint_offers"):
+        for table in (*BOUNDED, "core.endpoint_offers"):
             ids = [
                 row[0]
                 for row in con.execute(

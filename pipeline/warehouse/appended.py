@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
+
 
 @dataclass(frozen=True)
 class Appended:
@@ -38,3 +40,20 @@ def mark_appends(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> Appen
         row = con.execute(f"SELECT coalesce(max(rowid), -1) FROM core.{table}").fetchone()
         marks[table] = int(row[0]) if row else -1
     return Appended(marks)
+
+
+def wrong_retrieval_times(con: duckdb.DuckDBPyConnection, added: Appended) -> dict[str, int]:
+    """The added rows of each table of RETRIEVED_WITH_SNAPSHOT whose retrieved_at is not their
+    snapshot's (or whose snapshot is not in core.snapshots), by table: the checks after the load
+    find a snapshot's rows by that time (validate.snapshot_scope), so a row without it would
+    escape them. Read through the row ids: the added rows alone."""
+    wrong = {}
+    for table in RETRIEVED_WITH_SNAPSHOT:
+        row = con.execute(
+            f"SELECT count(*) FROM {added.rows(table)} AS t "
+            "LEFT JOIN core.snapshots AS s USING (snapshot_id) "
+            "WHERE s.retrieved_at IS DISTINCT FROM t.retrieved_at"
+        ).fetchone()
+        if row and row[0]:
+            wrong[table] = int(row[0])
+    return wrong

@@ -32,7 +32,7 @@ from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
 from pipeline.support.settings import SQL_DIR
 from pipeline.support.sizes import runs
-from pipeline.warehouse.appended import mark_appends
+from pipeline.warehouse.appended import mark_appends, wrong_retrieval_times
 from pipeline.warehouse.citations import ensure_citations, refresh_citations
 from pipeline.warehouse.current import ensure_current, refresh_current
 from pipeline.warehouse.measurement_sources import (
@@ -391,6 +391,12 @@ def build_core(
                     )
                 con.execute(sql)
         con.execute("DROP TABLE IF EXISTS derive_batch")
+        wrong = wrong_retrieval_times(con, marks) if marks is not None else {}
+        if wrong:
+            raise CoreBuildError(
+                "rows added without their snapshot's retrieved_at (the core SQL must take it "
+                f"from core.snapshots): {wrong}"
+            )
         # a damaged or unreadable snapshot is not used, so it cannot date the build either
         used = con.execute(
             "SELECT max(retrieved_at) FROM core.snapshots SEMI JOIN build_scope USING (snapshot_id)"

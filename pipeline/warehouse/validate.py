@@ -23,7 +23,7 @@ import pandas as pd
 import pandera.errors as pa_errors
 import pandera.pandas as pa
 
-from pipeline.schema.core import unique_key
+from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT, unique_key
 from pipeline.schema.sql_checks import columns_match, failing_rows
 
 BATCH_ROWS = 250_000  # the 500,000-row batches were the peak of a day of polls
@@ -75,15 +75,12 @@ def validate_by_snapshot(
     return checked, pd.concat(failures, ignore_index=True) if failures else None
 
 
-# Core tables whose every row carries its snapshot's retrieval time (tests/test_appended_rows.py)
-RETRIEVED_WITH_SNAPSHOT = ("core.observations", "core.model_figures")
-
-
 def snapshot_scope(
     con: duckdb.DuckDBPyConnection, table: str, snapshot_ids: Sequence[str] | None
 ) -> tuple[str, list[object]]:
     """The WHERE clause (and its parameters) of the rows of these snapshots; None: every row.
-    In a table of RETRIEVED_WITH_SNAPSHOT the clause also bounds `retrieved_at` by the range of
+    In a core table of RETRIEVED_WITH_SNAPSHOT (each row carries its snapshot's retrieval time,
+    checked as rows are added: appended.py) the clause also bounds `retrieved_at` by the range of
     those snapshots' retrieval times, which the ids imply: DuckDB's zone maps keep 8 bytes of a
     string, so a filter on snapshot ids alone read the id of every row (0.15-0.2 s per scan of
     20 million rows, 3 ms with the range, the new snapshots being the newest)."""
@@ -91,7 +88,7 @@ def snapshot_scope(
         return "true", []
     ids = list(snapshot_ids)
     where = "snapshot_id IN (SELECT unnest(?::VARCHAR[]))"
-    if table not in RETRIEVED_WITH_SNAPSHOT:
+    if not table.startswith("core.") or table.removeprefix("core.") not in RETRIEVED_WITH_SNAPSHOT:
         return where, [ids]
     low, high = con.execute(
         f"SELECT min(retrieved_at), max(retrieved_at) FROM core.snapshots WHERE {where}", [ids]
