@@ -323,8 +323,9 @@ fetches AS (
 ),
 figures AS (  -- of the newest snapshots only: grouping every observation by snapshot took 0.8 s
     -- of every poll at 90 days, a semi-join on the ids 0.1-0.2 s. A row carries its snapshot's
-    -- retrieved_at (tests/test_snapshot_scope.py): joined on it too, the scan skips the row
-    -- groups outside the newest snapshots' times (zone maps keep 8 bytes of an id), in 5-8 ms.
+    -- retrieved_at (checked as rows are added: warehouse/appended.py): joined on it too, the
+    -- scan skips the row groups outside the newest snapshots' times (zone maps keep 8 bytes of
+    -- an id), in 5-8 ms.
     SELECT o.snapshot_id, count(*) AS observations
     FROM core.observations AS o
     SEMI JOIN newest AS n ON n.snapshot_id = o.snapshot_id AND n.retrieved_at = o.retrieved_at
