@@ -118,3 +118,29 @@ def test_a_second_build_keeps_the_views_and_computes_the_table(built, tmp_path):
         event = instance.get_latest_materialization_event(dg.AssetKey("mart_views"))
     metadata = event.asset_materialization.metadata
     assert metadata["sql_applied"].value == TABLE_FILE
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_provider_with_two_headlines_fails_the_mart_check(built, tmp_path, monkeypatch, twice):
+    """`one_headline_per_provider` counts the headlines the step read: one provider's headline
+    shown twice fails it (blocking), the view as built passes it."""
+    from conftest import failures, materialize
+
+    import pipeline.dagster.assets.core as assets
+
+    settings = copy_of(built, tmp_path)
+
+    def applied(con: duckdb.DuckDBPyConnection) -> list[str]:
+        files = apply_marts(con)
+        if twice:  # the view's rows, with the first provider's row repeated
+            con.execute("CREATE OR REPLACE TABLE staging.headlines AS FROM mart.provider_headline")
+            con.execute(
+                "CREATE OR REPLACE VIEW mart.provider_headline AS FROM staging.headlines "
+                "UNION ALL (FROM staging.headlines ORDER BY provider_id LIMIT 1)"
+            )
+        return files
+
+    monkeypatch.setattr(assets, "apply_marts", applied)
+    result = materialize(settings, "key:mart_views")
+    check = "mart_views.one_headline_per_provider"
+    assert (check in failures(result)) is twice, failures(result)
