@@ -9,6 +9,7 @@ import errno
 import os
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from pipeline.support.settings import Settings
 from pipeline.warehouse import spare as module
+from pipeline.warehouse import swap as swap_module
 from pipeline.warehouse.spare import SPARE_DATABASE, refresh
 from pipeline.warehouse.swap import working_copy
 
@@ -346,3 +348,78 @@ def test_a_source_that_changes_size_meanwhile_leaves_no_spare_behind(tmp_path, m
     monkeypatch.setattr(module, "_refresh_range", shrinking)
     assert refresh(spare, out, source, block=BLOCK, workers=2) is None
     assert not out.exists() and not spare.exists()
+
+
+def test_refresh_apart_gives_what_refresh_gives_from_a_process_of_its_own(tmp_path):
+    source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
+    data = bytearray(os.urandom(3 * module.BLOCK + 17))
+    source.write_bytes(data)
+    data[module.BLOCK + 5] ^= 0xFF  # one block of four differs
+    spare.write_bytes(data)
+    assert module.refresh_apart(spare, out, source) == module.BLOCK
+    assert _bytes(out) == _bytes(source) and not spare.exists()
+    assert module.refresh_apart(tmp_path / "missing", tmp_path / "other", source) is None
+
+
+def test_refresh_apart_says_why_its_process_failed(tmp_path):
+    spare, out = tmp_path / "spare", tmp_path / "out"
+    spare.write_bytes(b"x" * 100)
+    with pytest.raises(OSError, match=r"updating .*spare.* failed: .*No such file"):
+        module.refresh_apart(spare, out, tmp_path / "no-warehouse-here")
+
+
+def test_refresh_apart_stops_when_told(tmp_path):
+    source, spare, out = tmp_path / "source", tmp_path / "spare", tmp_path / "out"
+    source.write_bytes(b"a" * 1000)
+    spare.write_bytes(b"b" * 1000)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(module.CopyStopped):
+        module.refresh_apart(spare, out, source, stop)
+
+
+def test_a_copy_made_in_the_background_is_the_warehouse_once_ready(tmp_path):
+    settings = _settings(tmp_path)
+    _database(settings.database, 2_000_000)
+    _build(settings, "one", 10)  # leaves a spare
+    with working_copy(settings, None, "two", background=True) as working:
+        assert working.background
+        working.ready()
+        assert working.copying is None and working.copy_seconds > 0
+        assert 0 < working.copy_written_bytes < settings.database.stat().st_size / 4
+        assert _bytes(working.path) == _bytes(settings.database)
+        _append(working.path, 5)
+        working.commit()
+    assert _count(settings.database) == 2_000_015
+    assert "while Dagster started" in working.summary()
+
+
+def test_a_background_copy_that_fails_fails_at_ready_and_leaves_nothing(tmp_path, monkeypatch):
+    settings = _settings(tmp_path)
+    _database(settings.database, 1_000)
+
+    def full(source, destination, spare, stop=None):
+        destination.write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(swap_module, "_copy", full)
+    with (
+        pytest.raises(OSError, match="No space left"),
+        working_copy(settings, None, "run", background=True) as working,
+    ):
+        working.ready()
+    assert not working.path.exists() and _count(settings.database) == 1_000
+
+
+def test_leaving_before_a_background_copy_is_ready_stops_it_and_deletes_it(tmp_path):
+    settings = _settings(tmp_path)
+    _database(settings.database, 500_000)
+    _build(settings, "one", 10)
+    with (
+        pytest.raises(RuntimeError, match="Dagster failed to start"),
+        working_copy(settings, None, "run", background=True) as working,
+    ):
+        raise RuntimeError("Dagster failed to start")
+    assert not working.path.exists()
+    assert not [t for t in threading.enumerate() if t.name == "speedbook-working-copy"]
+    assert _count(settings.database) == 500_010  # the warehouse itself untouched

@@ -77,10 +77,12 @@ def _tree_rss_kib(root_pid: int) -> int:
 
 def _stages(report: dict[str, Any]) -> dict[str, float]:
     """The run's stages, and the two steps around it that follow the warehouse's size, not what
-    is new: copying the warehouse into the run's working copy, and committing that copy
+    is new: copying the warehouse into the run's working copy (made while Dagster starts:
+    `warehouse_copy_wait` is what the run then waited for it), and committing that copy
     (checkpoint, fsync, rename; pipeline/warehouse/swap.py), where the report gives them."""
     swap = {
         "warehouse_copy": "warehouse_copy_seconds",
+        "warehouse_copy_wait": "warehouse_copy_waited_seconds",
         "warehouse_commit": "warehouse_commit_seconds",
     }
     return dict(report.get("stages", {})) | {

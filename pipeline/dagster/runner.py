@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -73,8 +73,16 @@ def dagster_instance(settings: Settings) -> dg.DagsterInstance:
 
 
 def run_graph(
-    settings: Settings, as_of: datetime | None, run_id: str, *, strict: bool, verbose: bool
+    settings: Settings,
+    as_of: datetime | None,
+    run_id: str,
+    *,
+    strict: bool,
+    verbose: bool,
+    ready: Callable[[], None] = lambda: None,
 ) -> BuildOutcome:
+    """Run the build job as run `run_id`; `ready()` is called just before the first step (it
+    waits for the working copy, made meanwhile)."""
     from pipeline.dagster.graph import BUILD_JOB, build_definitions
 
     job = build_definitions(settings, as_of=as_of, strict=strict).resolve_job_def(BUILD_JOB)
@@ -83,6 +91,7 @@ def run_graph(
     level = "ERROR" if verbose else "CRITICAL"
     logging.getLogger("dagster").setLevel(getattr(logging, level))
     with dagster_instance(settings) as instance:
+        ready()
         result = job.execute_in_process(
             instance=instance,
             run_id=run_id,

@@ -10,7 +10,9 @@ midway leaves its copy behind, and the next build deletes it under the warehouse
 
 The file a build replaces is kept as `.spare.duckdb`, and the next build brings it up to date
 block by block instead of copying the warehouse whole (pipeline/warehouse/spare.py): at 90 days
-of polls the warehouse is 6 GB, and one poll changes a few megabytes of it.
+of polls the warehouse is 6 GB, and one poll changes a few megabytes of it. `speedbook build`
+has the copy made in a thread while Dagster starts (`working_copy(..., background=True)`, then
+`WorkingCopy.ready()` before the first step): at 90 days each takes a second or two.
 
 Builds with `--as-of` describe the past: their database is kept apart, as
 `speedbook.as-of.duckdb` (the last such build's), so they never replace what analysts query.
@@ -23,10 +25,12 @@ import contextlib
 import os
 import re
 import shutil
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -35,7 +39,7 @@ import duckdb
 from pipeline.support.settings import Settings
 from pipeline.warehouse.compaction import compact
 from pipeline.warehouse.connection import WAL_SUFFIX, drop_checkpointed_wal, wal_of
-from pipeline.warehouse.spare import SPARE_DATABASE, refresh
+from pipeline.warehouse.spare import SPARE_DATABASE, refresh_apart
 
 WORKING_PREFIX = ".build-"
 WORKING_SUFFIX = ".duckdb"
@@ -116,11 +120,33 @@ class WorkingCopy:
     commit_seconds: float = 0.0
     compacted: bool = False  # written afresh at commit: most of it was free space
     committed: bool = False
+    background: bool = False  # the copy is made in a thread while the caller goes on
+    copy_waited_seconds: float = 0.0  # how long ready() waited for it
+    # the copy being made in the background: (bytes written, seconds), until ready()
+    copying: Future[tuple[int, float]] | None = field(default=None, repr=False)
+
+    def ready(self) -> None:
+        """Wait for a background copy; raises what making it raised. A copy made in the
+        foreground is ready already."""
+        if self.copying is None:
+            return
+        started = time.perf_counter()
+        try:
+            self.copy_written_bytes, self.copy_seconds = self.copying.result()
+        finally:
+            self.copying = None
+            self.copy_waited_seconds = round(time.perf_counter() - started, 3)
 
     def summary(self) -> str:
         """How the copy was made and committed, for the run's log."""
+        beside = (
+            f" while Dagster started (then waited for: {self.copy_waited_seconds} s)"
+            if self.background
+            else ""
+        )
         return (
-            f"copied in {self.copy_seconds} s, {self.copy_written_bytes / 1e6:,.1f} MB written; "
+            f"copied in {self.copy_seconds} s{beside}, "
+            f"{self.copy_written_bytes / 1e6:,.1f} MB written; "
             f"committed in {self.commit_seconds} s"
             + (", written afresh without its free space" if self.compacted else "")
         )
@@ -129,6 +155,7 @@ class WorkingCopy:
         """Make the run's database the target: checkpoint (the write-ahead log folded into the
         file), write it afresh if it is mostly free space (pipeline/warehouse/compaction.py),
         fsync, rename over the target, fsync the folder."""
+        self.ready()
         started = time.perf_counter()
         con = duckdb.connect(str(self.path))
         try:
@@ -152,14 +179,17 @@ class WorkingCopy:
         self.commit_seconds = round(time.perf_counter() - started, 3)
 
 
-def _copy(source: Path, destination: Path, spare: Path | None) -> int:
+def _copy(
+    source: Path, destination: Path, spare: Path | None, stop: threading.Event | None = None
+) -> int:
     """Copy the warehouse (and its write-ahead log, if a writer of old left one) while holding
     it open read-only, so no writer can start on it midway; from the spare where there is a
-    usable one and no log. Returns the bytes written."""
+    usable one and no log (`stop` set: the spare's update is stopped, raising CopyStopped).
+    Returns the bytes written."""
     reader = duckdb.connect(str(source), read_only=True)
     try:
         if spare is not None and not wal_of(source).exists():
-            written = refresh(spare, destination, source)
+            written = refresh_apart(spare, destination, source, stop)
             if written is not None:
                 return written
         shutil.copyfile(source, destination)
@@ -170,11 +200,32 @@ def _copy(source: Path, destination: Path, spare: Path | None) -> int:
         reader.close()
 
 
+def _in_background(work: Callable[[], tuple[int, float]]) -> Future[tuple[int, float]]:
+    future: Future[tuple[int, float]] = Future()
+    future.set_running_or_notify_cancel()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as error:  # handed to whoever waits: ready() raises it
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="speedbook-working-copy").start()
+    return future
+
+
 @contextmanager
-def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Iterator[WorkingCopy]:
+def working_copy(
+    settings: Settings, as_of: datetime | None, run_id: str, *, background: bool = False
+) -> Iterator[WorkingCopy]:
     """The database of run `run_id`: a copy of the warehouse, deleted on the way out unless the
     caller committed it. Refuses (BuildRefused) a warehouse another process has open for
-    writing: its file may be half-written, and the swap would discard what it writes."""
+    writing: its file may be half-written, and the swap would discard what it writes.
+
+    `background`: the copy is made in a thread, and the caller calls `ready()` before it
+    touches the copy (commit() does too). Leaving without waiting (the caller failed first)
+    stops an update of the spare, or waits for a whole copy to end, before the copy is
+    deleted."""
     target = target_database(settings, as_of)
     holder = writer_of(settings.database)
     if holder is not None:
@@ -183,7 +234,6 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
             "then build again (readers, such as `speedbook sql`, do not get in the way)"
         )
     path = working_database(settings, run_id)
-    started = time.perf_counter()
     # an --as-of build starts from the warehouse too (its staging cache), or from the last
     # --as-of build's file when there is no warehouse yet
     source = next((p for p in (settings.database, target) if p.is_file()), None)
@@ -193,21 +243,29 @@ def working_copy(settings: Settings, as_of: datetime | None, run_id: str) -> Ite
         with contextlib.suppress(OSError):
             spare.unlink(missing_ok=True)  # one kept before the switch was turned off
         spare = None
-    written = 0
-    if source is not None:
-        written = _copy(source, path, spare)  # a spare only where the source is the target
+    stop = threading.Event()
+
+    def make() -> tuple[int, float]:
+        started = time.perf_counter()
+        written = 0
+        if source is not None:
+            written = _copy(source, path, spare, stop)  # a spare only where source is target
+        else:
+            duckdb.connect(str(path)).close()  # a first build starts from an empty file
+        return written, round(time.perf_counter() - started, 3)
+
+    working = WorkingCopy(path, target, spare=spare, background=background)
+    if background:
+        working.copying = _in_background(make)
     else:
-        duckdb.connect(str(path)).close()  # a first build starts from an empty file
-    working = WorkingCopy(
-        path,
-        target,
-        spare=spare,
-        copy_seconds=round(time.perf_counter() - started, 3),
-        copy_written_bytes=written,
-    )
+        working.copy_written_bytes, working.copy_seconds = make()
     try:
         yield working
     finally:
+        if working.copying is not None:  # never waited for: the caller failed before
+            stop.set()
+            with contextlib.suppress(Exception):
+                working.ready()
         if not working.committed:
             path.unlink(missing_ok=True)
             wal_of(path).unlink(missing_ok=True)
