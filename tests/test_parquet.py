@@ -9,7 +9,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.release.parquet import NOT_EXPORTED, PARTITIONED, write_parquet
+from pipeline.release.parquet import (
+    NOT_EXPORTED,
+    PARTITIONED,
+    write_parquet,
+    write_parquet_apart,
+)
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +175,27 @@ def test_a_row_without_a_time_is_refused_before_any_file_is_written(tmp_path):
         with pytest.raises(ValueError, match="cannot partition on observed_at value hour None"):
             write_parquet(con, tmp_path / "out")
     assert not list((tmp_path / "out").rglob("*.parquet"))
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_a_process_of_its_own_writes_the_same_files(built, warehouse, tmp_path):
+    """What a build does: the files written by `python -m pipeline.release.parquet`."""
+    counts = write_parquet(warehouse, tmp_path / "here")
+    work = write_parquet_apart(built.database, tmp_path / "apart", None)
+    assert json.loads(work.wait()) == counts
+    assert _digests(tmp_path / "apart") == _digests(tmp_path / "here")
+
+
+def test_a_process_of_its_own_that_fails_says_why(tmp_path):
+    not_a_database = tmp_path / "speedbook.duckdb"
+    not_a_database.write_text("not a database")
+    work = write_parquet_apart(not_a_database, tmp_path / "out", None)
+    with pytest.raises(OSError, match=r"writing the Parquet files into .*out failed: .+"):
+        work.wait()

@@ -29,6 +29,7 @@ from pipeline.release.changelog import figures, parse_release
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
 from pipeline.release.history import figure_rows, record_releases
 from pipeline.release.publish import (
+    CHANGELOG_MD,
     PublishError,
     latest_version,
     list_versions,
@@ -405,6 +406,72 @@ def test_a_failing_populate_callback_publishes_nothing(scenario, tmp_path, failu
     with pytest.raises(expected):
         publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, [broken])
     assert sorted(p.name for p in exports.iterdir()) == before
+    assert os.readlink(exports / "latest") == NOVEMBER_1
+
+
+class _Beside:
+    """Work begun beside a publish, as the Parquet writer is: records what was asked of it."""
+
+    def __init__(self, staging: Path, fail: bool = False) -> None:
+        self.staging, self.fail = staging, fail
+        self.calls: list[str] = []
+        (staging / "parquet").mkdir()  # begun as soon as the folder exists
+        (staging / "parquet" / "begun.txt").write_text("begun")
+
+    def wait(self) -> None:
+        self.calls.append("wait")
+        if self.fail:
+            raise OSError("writing the Parquet files failed: disk full")
+        (self.staging / "parquet" / "done.txt").write_text("done")
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+
+def test_work_begun_beside_the_changelog_is_waited_for_before_the_rename(scenario, tmp_path):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
+    begun: list[_Beside] = []
+
+    def begin(staging: Path, version: str) -> _Beside:
+        # before the changelog or any export is written into the folder
+        assert version == "2026.12.01" and not (staging / CHANGELOG_MD).exists()
+        begun.append(_Beside(staging))
+        return begun[-1]
+
+    result = publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, begin=[begin])
+    assert result.published and begun[0].calls == ["wait"]
+    folder = exports / "2026.12.01"
+    assert (folder / "parquet" / "done.txt").read_text() == "done"
+    assert (folder / CHANGELOG_MD).is_file()
+    assert validate_directory(folder) == {name: [] for name in EXPORT_FILES}
+
+
+@pytest.mark.parametrize("where", ["the begun work", "the changelog"])
+def test_a_failure_beside_or_in_the_changelog_publishes_nothing_and_stops_the_work(
+    scenario, tmp_path, monkeypatch, where
+):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    before = sorted(p.name for p in exports.iterdir())
+    render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
+    begun: list[_Beside] = []
+
+    def begin(staging: Path, _version: str) -> _Beside:
+        begun.append(_Beside(staging, fail=where == "the begun work"))
+        return begun[-1]
+
+    if where == "the changelog":
+
+        def broken(*_args: object) -> dict:
+            raise ValueError("the changelog could not be made")
+
+        monkeypatch.setattr(publish, "compare", broken)
+    with pytest.raises(OSError if where == "the begun work" else ValueError):
+        publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, begin=[begin])
+    assert begun[0].calls[-1] == "stop"  # ended before its folder was deleted
+    assert sorted(p.name for p in exports.iterdir()) == before  # no .tmp- folder left
     assert os.readlink(exports / "latest") == NOVEMBER_1
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline.support.apart import Stopped
 from pipeline.support.settings import Settings
 from pipeline.warehouse import spare as module
 from pipeline.warehouse import swap as swap_module
@@ -374,7 +375,7 @@ def test_refresh_apart_stops_when_told(tmp_path):
     spare.write_bytes(b"b" * 1000)
     stop = threading.Event()
     stop.set()
-    with pytest.raises(module.CopyStopped):
+    with pytest.raises(Stopped):
         module.refresh_apart(spare, out, source, stop)
 
 

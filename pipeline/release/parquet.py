@@ -22,6 +22,10 @@ instead of written again, so a release after one more poll writes that poll's ho
 or month (a month of half-hourly polls is 30 million rows). `_partitions.json` beside the day
 folders (ignored by Spark, Trino and Hive, which skip names starting with `_`) records each
 hour's row count and content hash, which each build keeps (pipeline/warehouse/partitions.py).
+
+A build writes them in a process of its own (`write_parquet_apart`, `python -m
+pipeline.release.parquet`), begun when the release's folder is made, while its own process
+works out the changelog: DuckDB's writer and the Python of the release share the two cores.
 """
 
 from __future__ import annotations
@@ -29,12 +33,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
 
-from pipeline.warehouse.connection import catalog_objects, configured, quote_literal
+from pipeline.support.apart import Apart
+from pipeline.warehouse.connection import (
+    MEMORY_ENV,
+    catalog_objects,
+    configured,
+    connect,
+    quote_literal,
+)
 from pipeline.warehouse.partitions import PARTITIONED, partition_hours, split_hour
 
 PARTITION_COLUMN = "observed_date"
@@ -191,3 +203,35 @@ def _write_partitioned(
         _write_hours(con, table, column, changed, folder)
     (folder / PARTITION_INDEX).write_text(json.dumps(hours, sort_keys=True) + "\n", "utf-8")
     return written
+
+
+# DuckDB's memory in the process that writes the files: an hour or a view at a time, sorted,
+# beside the build's own process (which holds the release's objects meanwhile)
+APART_MEMORY = "512MB"
+
+
+def write_parquet_apart(database: Path, target_dir: Path, reuse_from: Path | None) -> Apart:
+    """write_parquet() of the warehouse file `database`, opened read-only, in a Python process
+    of its own, begun now: `wait()` ends it (OSError with its error when it failed), `stop()`
+    kills it. Nothing else may have the file open for writing meanwhile."""
+    args = [str(database), str(target_dir), *([str(reuse_from)] if reuse_from else [])]
+    return Apart(
+        "pipeline.release.parquet",
+        args,
+        f"writing the Parquet files into {target_dir}",
+        env={MEMORY_ENV: os.environ.get(MEMORY_ENV, APART_MEMORY)},
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m pipeline.release.parquet DATABASE TARGET_DIR [REUSE_FROM]`: write_parquet()
+    of the warehouse file DATABASE (read-only), printing {path: rows} as JSON."""
+    database, target_dir, *reuse = (Path(arg) for arg in (argv or sys.argv[1:]))
+    with connect(database, read_only=True) as con:
+        written = write_parquet(con, target_dir, reuse[0] if reuse else None)
+    print(json.dumps(written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pipeline.release.changelog import (
     UnreadableRelease,
@@ -70,6 +70,21 @@ Render = Callable[[str], Documents]
 # Writes more release content (Parquet, a preview page...) into the staging folder before the
 # rename: populate(staging_dir, version). It must not change the files already there.
 Populate = Callable[[Path, str], None]
+
+
+class Work(Protocol):
+    """Work going on beside the publish (pipeline/support/apart.py's Apart is one)."""
+
+    def wait(self) -> object: ...  # until it ends; raises what it failed with
+
+    def stop(self) -> None: ...  # end it now, without waiting
+
+
+# Begins writing more release content into the staging folder, as soon as the folder is made
+# (begin(staging_dir, version)); the changelog is worked out meanwhile, and the release waits
+# for the work before its check. It must not touch the files a populate callback or the
+# publish writes.
+Begin = Callable[[Path, str], Work]
 # Why a snapshot a release cites (by id and the sha256 the release records) can no longer be
 # vouched for, or None when it can.
 SnapshotCheck = Callable[[str, str], str | None]
@@ -396,18 +411,35 @@ def point_latest_at(exports_dir: Path, version: str | None) -> str | None:
     return version
 
 
+def _staging_folder(exports_dir: Path, version: str) -> Path:
+    """The temporary folder a release of `version` is written into (FileExistsError when the
+    version is published already)."""
+    exports_dir.mkdir(parents=True, exist_ok=True)
+    if (exports_dir / version).exists():
+        raise FileExistsError(f"release {version} already exists; releases are immutable")
+    return Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{version}-", dir=exports_dir))
+
+
+def _abandon(staging: Path, begun: Sequence[Work]) -> None:
+    for work in begun:
+        work.stop()  # before the folder goes: nothing may write into it afterwards
+    shutil.rmtree(staging, ignore_errors=True)
+
+
 def write_release(
     exports_dir: Path,
     version: str,
     files: dict[str, bytes],
     populate: Sequence[Populate] = (),
+    *,
+    staging: Path | None = None,
+    begun: Sequence[Work] = (),
 ) -> Path:
-    """Write a complete release into a temporary folder, check it, then rename it into place."""
-    exports_dir.mkdir(parents=True, exist_ok=True)
+    """Write a complete release into a temporary folder (`staging`, made by _staging_folder, in
+    which `begun` work writes already), check it, then rename it into place."""
     target = exports_dir / version
-    if target.exists():
-        raise FileExistsError(f"release {version} already exists; releases are immutable")
-    staging = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{version}-", dir=exports_dir))
+    if staging is None:
+        staging = _staging_folder(exports_dir, version)
     try:
         for index, (name, data) in enumerate(sorted(files.items())):
             path = staging / name
@@ -421,6 +453,8 @@ def write_release(
         pause_point("written", PAUSE_ENV)
         for callback in populate:
             callback(staging, version)
+        for work in begun:
+            work.wait()
         # the exports were checked against their schemas when rendered; the hashes prove these
         # are those bytes, whatever a populate callback did
         found = release_problems(staging)
@@ -440,7 +474,7 @@ def write_release(
         pause_point("populated", PAUSE_ENV)
         os.rename(staging, target)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        _abandon(staging, begun)
         raise
     _fsync_dir(exports_dir)
     pause_point("renamed", PAUSE_ENV)
@@ -523,6 +557,7 @@ def publish_release(
     check: SnapshotCheck | None = None,
     take_latest: bool = False,
     parsed: Callable[[str], Release] | None = None,
+    begin: Sequence[Begin] = (),
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
@@ -538,7 +573,10 @@ def publish_release(
 
     `parsed(version)`: `render(version)` parsed into the contract's models, when the caller has
     it (parsing a 30 MB export takes about half a second, and its populate callbacks need it too);
-    parsed here when None."""
+    parsed here when None.
+
+    `begin`: work on more release content begun as soon as a release is to be written, beside
+    the changelog (the Parquet files, written by a process of their own)."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
@@ -587,28 +625,38 @@ def publish_release(
             )
         if not plan.is_new:
             plan = plan_release(exports_dir, data_date, render, new=True)
-        if replaced is not None:
-            previous: str | None = replaced
-            old = parse_release(read(replaced))  # type: ignore[arg-type]
-        else:
-            previous, old = previous_release(
-                exports_dir,
-                plan.version,
-                read=read,
-                usable=cites_only_good if checked is not None else None,
-            )
-        release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
-        changes = compare(old, release)
-        notes = [dict(note) for note in notes]
-        if replaced is not None:
-            notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
-        if notes:
-            changes["notes"] = notes
-        files = plan.files | {
-            CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
-            CHANGES_JSON: dumps(changes),
-        }
-        path = write_release(exports_dir, plan.version, files, populate)
+        staging = _staging_folder(exports_dir, plan.version)
+        begun: list[Work] = []
+        try:
+            for start in begin:
+                begun.append(start(staging, plan.version))
+            if replaced is not None:
+                previous: str | None = replaced
+                old = parse_release(read(replaced))  # type: ignore[arg-type]
+            else:
+                previous, old = previous_release(
+                    exports_dir,
+                    plan.version,
+                    read=read,
+                    usable=cites_only_good if checked is not None else None,
+                )
+            release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
+            changes = compare(old, release)
+            notes = [dict(note) for note in notes]
+            if replaced is not None:
+                notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
+            if notes:
+                changes["notes"] = notes
+            files = plan.files | {
+                CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
+                CHANGES_JSON: dumps(changes),
+            }
+        except BaseException:
+            _abandon(staging, begun)
+            raise
+        path = write_release(
+            exports_dir, plan.version, files, populate, staging=staging, begun=begun
+        )
         if take_latest:
             point_latest_at(exports_dir, plan.version)
         else:

@@ -9,7 +9,8 @@ import duckdb
 
 # DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
 # spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
-MEMORY_LIMIT = os.environ.get("SPEEDBOOK_DUCKDB_MEMORY", "1GB")
+MEMORY_ENV = "SPEEDBOOK_DUCKDB_MEMORY"
+MEMORY_LIMIT = os.environ.get(MEMORY_ENV, "1GB")
 WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
 
 

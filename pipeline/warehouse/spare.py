@@ -7,10 +7,8 @@ the previous warehouse file (hard-linked before the swap), so most of its blocks
 the bytes the warehouse holds. Whatever the spare holds, the result is byte for byte the
 warehouse: every block is compared, so the spare only decides how much must be written. Two
 threads compare a half of the file each: reading both files is the cost, and it is one core's
-copying out of the page cache. A build runs it in a process of its own (`refresh_apart`), while
-its own process starts Dagster: each block's comparison holds Python's GIL, and a thread of the
-build's process waited for it behind every import (the update of a 5.9 GB warehouse took 4 s
-beside Dagster's start instead of 1.2 s alone).
+copying out of the page cache. A build runs it in a process of its own (`refresh_apart`, see
+pipeline/support/apart.py for why) while its own process starts Dagster.
 
 A spare is refused (deleted: a reader of it keeps its file) and the warehouse copied whole when:
 - somebody may still be reading it: a connection opened on the warehouse before the last swap
@@ -32,21 +30,18 @@ import os
 import shutil
 import stat
 import struct
-import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from pipeline.support.apart import Apart
 
 SPARE_DATABASE = ".spare.duckdb"
 BLOCK = 4 * 1024 * 1024  # compared and written a block at a time: a few DuckDB row groups
 # threads comparing runs of the file: one core copying out of the page cache is the bound, and
 # two halved the first pass of a build at 90 days (two 5.9 GB files: 8.4 s to 4.5 s)
 WORKERS = 2
-
-
-class CopyStopped(RuntimeError):
-    """The update of a spare was stopped midway: its build gave up."""
 
 
 def _ofd_write_lock(handle: int) -> bool:
@@ -194,42 +189,21 @@ def refresh(
 
 
 _NONE = "none"  # what the process of refresh_apart prints when there was no usable spare
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding `pipeline/`
 
 
 def refresh_apart(
     spare: Path, destination: Path, source: Path, stop: threading.Event | None = None
 ) -> int | None:
-    """refresh() in a Python process of its own; the same result. `stop` set: the process is
-    killed and CopyStopped raised (`destination` is the caller's to delete). The caller keeps
-    its DuckDB lock on `source`: locks are per process, and the child's descriptors are its own."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(_PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])]
+    """refresh() in a Python process of its own (pipeline/support/apart.py); the same result.
+    `stop` set: the process is killed and Stopped raised (`destination` is the caller's to
+    delete). The caller keeps its DuckDB lock on `source`: locks are per process, and the
+    child's descriptors are its own."""
+    work = Apart(
+        "pipeline.warehouse.spare",
+        [str(spare), str(destination), str(source)],
+        f"updating {spare} into {destination}",
     )
-    command = [sys.executable, "-m", "pipeline.warehouse.spare", str(spare)]
-    process = subprocess.Popen(
-        [*command, str(destination), str(source)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        while True:
-            try:
-                out, err = process.communicate(timeout=0.05)
-                break
-            except subprocess.TimeoutExpired:
-                if stop is not None and stop.is_set():
-                    raise CopyStopped("the update of the spare was stopped") from None
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    if process.returncode != 0:
-        last = (err.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
-        raise OSError(f"updating {spare} into {destination} failed: {last}")
+    out = work.wait(stop)
     return None if out.strip() == _NONE else int(out)
 
 

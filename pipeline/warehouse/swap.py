@@ -184,7 +184,7 @@ def _copy(
 ) -> int:
     """Copy the warehouse (and its write-ahead log, if a writer of old left one) while holding
     it open read-only, so no writer can start on it midway; from the spare where there is a
-    usable one and no log (`stop` set: the spare's update is stopped, raising CopyStopped).
+    usable one and no log (`stop` set: the spare's update is stopped, raising Stopped).
     Returns the bytes written."""
     reader = duckdb.connect(str(source), read_only=True)
     try:

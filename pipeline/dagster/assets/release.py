@@ -24,10 +24,11 @@ from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
-from pipeline.release.parquet import write_parquet
+from pipeline.release.parquet import write_parquet_apart
 from pipeline.release.preview import render_preview
-from pipeline.release.publish import Populate, publish_release
+from pipeline.release.publish import Begin, Populate, publish_release
 from pipeline.release.queries import read_inputs
+from pipeline.support.apart import Apart
 from pipeline.support.bulk import bulk_objects
 from pipeline.support.limits import METADATA_ITEMS, capped
 from pipeline.support.progress import report, warn
@@ -42,24 +43,27 @@ CHANGELOG_NOTES = 100  # notes a changelog lists; the rest are counted (mart.sou
 WHERE_ALL = "every one: mart.source_health and core.extractions"
 
 
-# More release content, written into the release folder before it is renamed into place:
-# each is called as populate(staging_dir, version) (Parquet, a preview page, ...).
-def release_extras(
-    settings: Settings, database: Path, parsed: Callable[[str], Release]
-) -> list[Populate]:
-    """What a release holds besides the exports: Parquet of the warehouse (`database`, the run's)
-    for engines beyond one machine, and index.html, a self-contained preview page built from the
-    release's exports (`parsed(version)`: them parsed)."""
+def parquet_extra(settings: Settings, database: Path) -> Begin:
+    """Parquet of the warehouse (`database`, the run's) for engines beyond one machine, written
+    by a process of its own beside the changelog; the hours that did not change are linked
+    from the latest release's."""
 
-    def parquet(folder: Path, _version: str) -> None:
+    def parquet(folder: Path, _version: str) -> Apart:
         earlier = settings.exports / "latest" / "parquet"
-        with connect(database, read_only=True) as con:
-            write_parquet(con, folder / "parquet", earlier if earlier.is_dir() else None)
+        reuse = earlier if earlier.is_dir() else None
+        return write_parquet_apart(database, folder / "parquet", reuse)
+
+    return parquet
+
+
+def preview_extra(parsed: Callable[[str], Release]) -> Populate:
+    """index.html, a self-contained preview page built from the release's exports
+    (`parsed(version)`: them parsed)."""
 
     def preview(folder: Path, version: str) -> None:
         (folder / "index.html").write_text(render_preview(parsed(version)), encoding="utf-8")
 
-    return [parquet, preview]
+    return preview
 
 
 def export_asset_key(file_name: str) -> dg.AssetKey:
@@ -185,7 +189,8 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
             settings.exports,
             data_date,
             render,
-            release_extras(settings, speedbook.database, parsed),
+            [preview_extra(parsed)],
+            begin=[parquet_extra(settings, speedbook.database)],
             notes=notes,
             check=citation_check(speedbook.store(), speedbook.listing(), verified),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
