@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install run test lint format bench ui clean browser preview-png
+.PHONY: help install bytecode run test lint format bench ui clean browser preview-png
 
 help:
 	@echo "make run    set up .venv and build the dataset (warehouse/, exports/)"
@@ -26,7 +26,12 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 
 install: $(STAMP)
 
-run: install
+# The package's bytecode, written once (quick when it is current): where PYTHONDONTWRITEBYTECODE
+# is set, Python compiles every module of ours again at each start, 0.4 s of every build.
+bytecode: install
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m compileall -q pipeline
+
+run: install bytecode
 	$(BIN)/speedbook build
 
 # The preview page test drives Debian's chromium headless; install it when missing.
@@ -57,7 +62,7 @@ preview-png: install browser
 	$(BIN)/python -m pytest tests/test_preview.py -k test_screenshot -q
 	cp tests/artifacts/preview.png tests/fixtures/preview.png
 
-bench: install
+bench: install bytecode
 	$(BIN)/speedbook bench --json bench-results.json
 
 ui: install
