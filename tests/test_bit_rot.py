@@ -103,6 +103,15 @@ def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(b
     for ref in cited:
         path = store.path_of(metas[ref["id"]])
         assert verified[ref["id"]] == (ref["sha256"], file_key(path.stat())), ref["id"]
+    # what the release asks for: those of the snapshots it cites, and none besides
+    ids = sorted({ref["id"] for ref in cited})
+    con = duckdb.connect(str(built.database), read_only=True)
+    try:
+        assert verified_files(con, ids) == {i: verified[i] for i in ids}
+        assert verified_files(con, []) == {}
+    finally:
+        con.close()
+    assert len(verified) > len(ids)  # the whole history holds more
 
 
 def test_bytes_changed_after_the_build_read_them_keep_its_release_unpublished(
@@ -114,8 +123,8 @@ def test_bytes_changed_after_the_build_read_them_keep_its_release_unpublished(
     page = add_kimi(settings, "700")
     original = release_assets.verified_files
 
-    def edited_meanwhile(con):
-        found = original(con)
+    def edited_meanwhile(con, snapshot_ids=None):
+        found = original(con, snapshot_ids)
         info = page.stat()
         page.write_bytes(page.read_bytes().replace(b"<td>700</td>", b"<td>900</td>"))
         os.utime(page, ns=(info.st_atime_ns, info.st_mtime_ns))

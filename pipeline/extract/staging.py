@@ -20,7 +20,7 @@ import json
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -269,13 +269,18 @@ def _previous(con: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
-def verified_files(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, FileKey]]:
+def verified_files(
+    con: duckdb.DuckDBPyConnection, snapshot_ids: Sequence[str] | None = None
+) -> dict[str, tuple[str, FileKey]]:
     """The sha256 each snapshot's bytes were last found to hash to (extracted ok, or hashed
     again after a touch) and the file key its file had then: while the record names that sha256
-    and the file keeps that key, the bytes stand."""
+    and the file keeps that key, the bytes stand. Of `snapshot_ids` only, when given (a release
+    cites a few hundred of a year of pages' 110,000: reading them all took 0.5 s)."""
+    where = "" if snapshot_ids is None else " AND snapshot_id IN (SELECT unnest(?::VARCHAR[]))"
     rows = con.execute(
         "SELECT snapshot_id, sha256, file_size, file_mtime_ns, file_ctime_ns "
-        "FROM staging.extractions WHERE status = 'ok' AND file_ctime_ns IS NOT NULL"
+        "FROM staging.extractions WHERE status = 'ok' AND file_ctime_ns IS NOT NULL" + where,
+        [] if snapshot_ids is None else [list(snapshot_ids)],
     ).fetchall()
     return {row[0]: (row[1], (row[2], row[3], row[4])) for row in rows}
 

@@ -26,7 +26,7 @@ from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
 from pipeline.release.parquet import write_parquet_apart
 from pipeline.release.preview import render_preview
-from pipeline.release.publish import Begin, Populate, publish_release
+from pipeline.release.publish import Begin, Populate, cited_snapshots, publish_release
 from pipeline.release.queries import read_inputs
 from pipeline.support.apart import Apart
 from pipeline.support.bulk import bulk_objects
@@ -165,7 +165,8 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     with connect(speedbook.database, read_only=True) as con:
         unused = not_used(con)
         withdrawn = withdrawn_since(con, speedbook.inventory().withdrawn, last_published(con))
-        verified = verified_files(con)
+        # the snapshots the exports cite are the only ones the release's check looks up
+        verified = verified_files(con, sorted(cited_snapshots(documents)))
     texts = [note.text for note in unused]
     for line in capped(texts, METADATA_ITEMS, WHERE_ALL):
         warn(line)
