@@ -11,8 +11,9 @@ midway leaves its copy behind, and the next build deletes it under the warehouse
 The file a build replaces is kept as `.spare.duckdb`, and the next build brings it up to date
 block by block instead of copying the warehouse whole (pipeline/warehouse/spare.py): at 90 days
 of polls the warehouse is 6 GB, and one poll changes a few megabytes of it. `speedbook build`
-has the copy made in a thread while Dagster starts (`working_copy(..., background=True)`, then
-`WorkingCopy.ready()` before the first step): at 90 days each takes a second or two.
+has the copy made while Dagster starts (`working_copy(..., background=True)`: a thread that
+waits on the spare's update, itself a process of its own; then `WorkingCopy.ready()` before the
+first step): at 90 days each takes a second or two.
 
 Builds with `--as-of` describe the past: their database is kept apart, as
 `speedbook.as-of.duckdb` (the last such build's), so they never replace what analysts query.
