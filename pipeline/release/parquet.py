@@ -39,7 +39,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.support.apart import Apart
+from pipeline.support.apart import Apart, die_with_parent
 from pipeline.warehouse.connection import (
     MEMORY_ENV,
     catalog_objects,
@@ -226,6 +226,7 @@ def write_parquet_apart(database: Path, target_dir: Path, reuse_from: Path | Non
 def main(argv: list[str] | None = None) -> int:
     """`python -m pipeline.release.parquet DATABASE TARGET_DIR [REUSE_FROM]`: write_parquet()
     of the warehouse file DATABASE (read-only), printing {path: rows} as JSON."""
+    die_with_parent()
     database, target_dir, *reuse = (Path(arg) for arg in (argv or sys.argv[1:]))
     with connect(database, read_only=True) as con:
         written = write_parquet(con, target_dir, reuse[0] if reuse else None)

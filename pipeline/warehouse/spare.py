@@ -35,7 +35,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pipeline.support.apart import Apart
+from pipeline.support.apart import Apart, die_with_parent
 
 SPARE_DATABASE = ".spare.duckdb"
 BLOCK = 4 * 1024 * 1024  # compared and written a block at a time: a few DuckDB row groups
@@ -210,6 +210,7 @@ def refresh_apart(
 def main(argv: list[str] | None = None) -> int:
     """`python -m pipeline.warehouse.spare SPARE DESTINATION SOURCE`: refresh(), printing the
     bytes written (`none`: no usable spare)."""
+    die_with_parent()
     spare, destination, source = (Path(arg) for arg in (argv or sys.argv[1:]))
     written = refresh(spare, destination, source)
     print(_NONE if written is None else written)
