@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -174,3 +175,28 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("nothing new:"), done.stdout
     assert json.loads(lines[-1]) == [0, []]
+
+
+def test_a_working_copy_slower_than_dagsters_start_is_whole_before_the_first_step(
+    built, tmp_path, monkeypatch
+):
+    """`speedbook build` makes the working copy while Dagster starts; a copy that takes longer
+    than that start must still be complete before any step opens it."""
+    from pipeline.warehouse import swap
+
+    settings = copy_of(built, tmp_path)
+    with connect(settings.database, read_only=True) as con:
+        before = con.execute("SELECT count(*) FROM core.snapshots").fetchone()[0]
+    add_kimi_page(settings)
+    original = swap._copy
+
+    def slow(source, destination, spare, stop=None):
+        time.sleep(3)  # Dagster is imported already in this process: its start takes less
+        return original(source, destination, spare, stop)
+
+    monkeypatch.setattr(swap, "_copy", slow)
+    outcome = execute(settings)
+    assert outcome.success, outcome.problems
+    assert outcome.warehouse_copy_seconds >= 3 and outcome.warehouse_copy_waited_seconds > 0
+    with connect(settings.database, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM core.snapshots").fetchone()[0] == before + 1
