@@ -13,6 +13,7 @@ help:
 	@echo "make test   set up .venv and run the test suite"
 	@echo "make lint   ruff check and format check"
 	@echo "make bench  run the performance benchmark (see README, Performance)"
+	@echo "make bytecode  compile the package's bytecode (run and bench do it first)"
 	@echo "make ui     open the Dagster UI on this project's instance"
 	@echo "make preview-png  render the preview page again for the README's image"
 
