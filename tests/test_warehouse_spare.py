@@ -412,15 +412,29 @@ def test_a_background_copy_that_fails_fails_at_ready_and_leaves_nothing(tmp_path
     assert not working.path.exists() and _count(settings.database) == 1_000
 
 
-def test_leaving_before_a_background_copy_is_ready_stops_it_and_deletes_it(tmp_path):
+def test_leaving_before_a_background_copy_is_ready_stops_it_and_deletes_it(tmp_path, monkeypatch):
     settings = _settings(tmp_path)
     _database(settings.database, 500_000)
     _build(settings, "one", 10)
+    original = swap_module._copy
+
+    def slow(source, destination, spare, stop=None):
+        original(source, destination, spare, stop)
+        if not stop.wait(60):  # a copy that would take a minute, unless told to stop
+            raise AssertionError("the copy was never told to stop")
+        raise Stopped("stopped")
+
+    monkeypatch.setattr(swap_module, "_copy", slow)
+    started = time.monotonic()
     with (
         pytest.raises(RuntimeError, match="Dagster failed to start"),
         working_copy(settings, None, "run", background=True) as working,
     ):
         raise RuntimeError("Dagster failed to start")
+    assert time.monotonic() - started < 30  # stopped, not waited for
     assert not working.path.exists()
-    assert not [t for t in threading.enumerate() if t.name == "speedbook-working-copy"]
+    copying = [t for t in threading.enumerate() if t.name.startswith(swap_module.COPY_THREAD)]
+    for thread in copying:  # its result was handed over: it is ending, if not ended
+        thread.join(timeout=10)
+    assert not [t for t in copying if t.is_alive()]
     assert _count(settings.database) == 500_010  # the warehouse itself untouched

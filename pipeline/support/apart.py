@@ -70,7 +70,9 @@ class Apart:
         try:
             while True:
                 try:
-                    out, err = self._process.communicate(timeout=POLL_SECONDS)
+                    # without a stop event there is nothing to look at meanwhile
+                    timeout = POLL_SECONDS if stop is not None else None
+                    out, err = self._process.communicate(timeout=timeout)
                     break
                 except subprocess.TimeoutExpired:
                     if stop is not None and stop.is_set():

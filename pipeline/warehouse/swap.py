@@ -28,8 +28,8 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +45,7 @@ from pipeline.warehouse.spare import SPARE_DATABASE, refresh_apart
 WORKING_PREFIX = ".build-"
 WORKING_SUFFIX = ".duckdb"
 AS_OF_DATABASE = "speedbook.as-of.duckdb"
+COPY_THREAD = "speedbook-working-copy"  # the name of the thread of a background copy
 SPARE_SWITCH = "SPEEDBOOK_WAREHOUSE_SPARE"  # "0": keep no spare, copy the warehouse whole
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 
@@ -201,20 +202,6 @@ def _copy(
         reader.close()
 
 
-def _in_background(work: Callable[[], tuple[int, float]]) -> Future[tuple[int, float]]:
-    future: Future[tuple[int, float]] = Future()
-    future.set_running_or_notify_cancel()
-
-    def run() -> None:
-        try:
-            future.set_result(work())
-        except BaseException as error:  # handed to whoever waits: ready() raises it
-            future.set_exception(error)
-
-    threading.Thread(target=run, name="speedbook-working-copy").start()
-    return future
-
-
 @contextmanager
 def working_copy(
     settings: Settings, as_of: datetime | None, run_id: str, *, background: bool = False
@@ -257,7 +244,9 @@ def working_copy(
 
     working = WorkingCopy(path, target, spare=spare, background=background)
     if background:
-        working.copying = _in_background(make)
+        pool = ThreadPoolExecutor(1, thread_name_prefix=COPY_THREAD)
+        working.copying = pool.submit(make)  # ready() raises what it raised
+        pool.shutdown(wait=False)  # its one thread ends with the copy
     else:
         working.copy_written_bytes, working.copy_seconds = make()
     try:
