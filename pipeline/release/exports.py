@@ -120,12 +120,19 @@ class _Lookups:
         self.sources = {s["source_id"]: s for s in inputs.sources}
         self.snapshots = {s["snapshot_id"]: s for s in inputs.snapshots}
         self.used_snapshots: set[str] = set()
+        # references are frozen models, made once each: 25,000 figures cite a few hundred
+        self._model_refs: dict[str, ModelRef] = {}
+        self._source_refs: dict[tuple[str, str], SourceRef] = {}
 
     def model(self, model_id: str | None) -> ModelRef | None:
         if model_id is None:
             return None
-        model = self.models[model_id]
-        return ModelRef(id=model_id, name=model["name"], reviewed=bool(model["reviewed"]))
+        ref = self._model_refs.get(model_id)
+        if ref is None:
+            model = self.models[model_id]
+            ref = ModelRef(id=model_id, name=model["name"], reviewed=bool(model["reviewed"]))
+            self._model_refs[model_id] = ref
+        return ref
 
     def provider(self, provider_id: str) -> ProviderRef:
         provider = self.providers[provider_id]
@@ -143,6 +150,14 @@ class _Lookups:
     def source_ref(self, source_id: str, snapshot_id: str) -> SourceRef:
         """Where a figure comes from: enough to trace it to its snapshot, URL, tier and date."""
         self.used_snapshots.add(snapshot_id)
+        ref = self._source_refs.get((source_id, snapshot_id))
+        if ref is None:
+            ref = self._source_refs[source_id, snapshot_id] = self._source_ref(
+                source_id, snapshot_id
+            )
+        return ref
+
+    def _source_ref(self, source_id: str, snapshot_id: str) -> SourceRef:
         snapshot = self.snapshots[snapshot_id]
         source = self.sources[source_id]
         return SourceRef(
@@ -582,35 +597,66 @@ def _kind(key: str) -> str:
     return "template" if key == "url_template" else "text"
 
 
+_UNSEEN = object()
+
+
+def _clean_text(value: str) -> str:
+    return clean_text(value, max_length=2000)
+
+
 def sanitise(value: Any, key: str = "") -> Any:
     """Last line of defence before anything is written: no markup or control characters in any
     string, and under keys that hold links only http(s) URLs that are no template. Each distinct
     string is cleaned once per call (a 30 MB export repeats a few thousand names and units), and
     the rule of each distinct key is found once."""
-    cleaned: dict[tuple[str, str], Any] = {}
-    kinds: dict[str, str] = {}
+    cleaners = {"url": link_url, "template": safe_url, "text": _clean_text}
+    by_kind: dict[str, dict[str, Any]] = {kind: {} for kind in cleaners}
+    by_key: dict[str, tuple[dict[str, Any], Callable[[str], Any]]] = {}
 
     def text(value: str, key: str) -> Any:
-        kind = kinds.get(key)
-        if kind is None:
-            kind = kinds[key] = _kind(key)
-        memo = (kind, value)
-        if memo not in cleaned:
-            if kind == "url":
-                cleaned[memo] = link_url(value)
-            elif kind == "template":
-                cleaned[memo] = safe_url(value)
+        found = by_key.get(key)
+        if found is None:
+            kind = _kind(key)
+            found = by_key[key] = by_kind[kind], cleaners[kind]
+        memo, cleaner = found
+        result = memo.get(value, _UNSEEN)
+        if result is _UNSEEN:
+            result = memo[value] = cleaner(value)
+        return result
+
+    # A million values, half of them numbers, nulls and booleans: those are kept without a call
+    # each; only strings, objects and arrays (and their subclasses, through `clean`) go further.
+    def clean_dict(value: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for k, v in value.items():
+            kind = type(v)
+            if kind is str:
+                out[k] = text(v, k)
+            elif kind is dict:
+                out[k] = clean_dict(v)
+            elif kind is list:
+                out[k] = clean_list(v, k)
             else:
-                cleaned[memo] = clean_text(value, max_length=2000)
-        return cleaned[memo]
+                out[k] = clean(v, k)
+        return out
+
+    def clean_list(value: list[Any], key: str) -> list[Any]:
+        return [
+            text(v, key)
+            if type(v) is str
+            else clean_dict(v)
+            if type(v) is dict
+            else clean(v, key)
+            for v in value
+        ]
 
     def clean(value: Any, key: str) -> Any:
-        if isinstance(value, str):  # the most common value first
+        if isinstance(value, str):
             return text(value, key)
         if isinstance(value, dict):
-            return {k: clean(v, k) for k, v in value.items()}
+            return clean_dict(value)
         if isinstance(value, list):
-            return [clean(v, key) for v in value]
+            return clean_list(value, key)
         return value
 
     return clean(value, key)

@@ -4,6 +4,7 @@ variant), shared by the exports' display texts, the changelog and the preview pa
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from pipeline.release.contract.common import Variant
 from pipeline.schema.vocabulary import PlatformKind, ServiceTier
@@ -23,6 +24,7 @@ SERVICE_TIER_LABELS: dict[ServiceTier, str] = {
 }
 
 
+@lru_cache(maxsize=4096)  # a release writes 50,000 times, most of them the few times of a poll
 def timestamp(value: datetime | None) -> str | None:
     """A warehouse time as the exports write it: 2026-11-29T00:00:00Z (UTC, to the second)."""
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else None
