@@ -61,6 +61,37 @@ class ExportInputs:
     platform_offers: list[Record]
 
 
+# What inference.json shows of a live figure (pipeline/release/exports.py, _figure_fields): at
+# 90 days of polls 25,000 rows, of which the view's other columns (its quote, source URL and
+# two more times) doubled the cost of reading them into Python
+LIVE_FIGURE_COLUMNS = (
+    "observation_id",
+    "provider_id",
+    "endpoint_id",
+    "model_id",
+    "precision",
+    "service_tier",
+    "reasoning_effort",
+    "region",
+    "metric",
+    "scope",
+    "method",
+    "statistic",
+    "window_minutes",
+    "value",
+    "low",
+    "high",
+    "qualifier",
+    "unit",
+    "observed_at",
+    "stale",
+    "tier",
+    "source_id",
+    "snapshot_id",
+    "corroborated_by",
+    "disputed_by",
+)
+
 CITED_SNAPSHOTS = """
 SELECT * FROM core.snapshots
 WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[]))
@@ -104,8 +135,8 @@ def _cited_inputs(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         ),
         live_figures=_records(
             con,
-            """
-            SELECT * FROM mart.current_figures
+            f"""
+            SELECT {", ".join(LIVE_FIGURE_COLUMNS)} FROM mart.current_figures
             WHERE scope = 'live_median'
             ORDER BY provider_id, model_id, endpoint_id, metric
             """,
