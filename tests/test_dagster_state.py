@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -219,10 +220,32 @@ def test_a_document_orjson_cannot_write_goes_through_the_standard_library(tmp_pa
     assert (tmp_path / "out_inference.json").read_text(encoding="utf-8") == (
         ' {"a": [1.5, null, "é"], "b": 1180591620717411303424}'
     )
-    loaded = manager.load_input(dg.build_input_context(asset_key=key))
+    reader = resources.DocumentIOManager(base_dir=str(tmp_path))  # another process's, say
+    loaded = reader.load_input(dg.build_input_context(asset_key=key))
     assert loaded == document and isinstance(loaded["b"], int)  # not orjson's float
     manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2, "a": [1.5]})
-    assert manager.load_input(dg.build_input_context(asset_key=key)) == {"a": [1.5], "b": 2}
+    assert reader.load_input(dg.build_input_context(asset_key=key)) == {"a": [1.5], "b": 2}
+
+
+def test_a_document_is_handed_over_in_process_while_its_file_is_the_one_written(tmp_path):
+    manager = resources.DocumentIOManager(base_dir=str(tmp_path))
+    key = dg.AssetKey("out_inference")
+    document = {"providers": [{"id": "groq"}]}
+    manager.handle_output(dg.build_output_context(asset_key=key), document)
+    # the same process takes the document itself, not a copy read back from the file
+    assert manager.load_input(dg.build_input_context(asset_key=key)) is document
+    stored = tmp_path / "out_inference.json"
+    stored.write_bytes(b'{"providers": [{"id"')  # cut short in place: the same file, changed
+    with pytest.raises(dg.Failure, match="not the JSON document"):
+        manager.load_input(dg.build_input_context(asset_key=key))
+    manager.handle_output(dg.build_output_context(asset_key=key), document)
+    replacement = tmp_path / "other.json"  # another run's file renamed over this one
+    replacement.write_bytes(b'{"providers": []}')
+    os.replace(replacement, stored)
+    assert manager.load_input(dg.build_input_context(asset_key=key)) == {"providers": []}
+    stored.unlink()
+    with pytest.raises(dg.Failure, match="is missing"):
+        manager.load_input(dg.build_input_context(asset_key=key))
 
 
 # --- progress through logging; stage seconds through materialisation metadata -------------------
