@@ -8,6 +8,7 @@ publish write the marker and sleep at that point, and from plain delays into a b
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -187,7 +188,10 @@ def test_a_killed_build_never_damages_the_last_release(june_build, tmp_path):
     _kill(process)
     assert_consistent(settings.exports, june)
     assert list_versions(settings.exports) == [JUNE]
-    assert [name.split("-")[1] for name in leftovers(settings.exports)] == ["2026.11.29"]
+    # the killed publisher's folder, whole but never renamed into place
+    (leftover,) = leftovers(settings.exports)
+    written = json.loads((settings.exports / leftover / "inference.json").read_bytes())
+    assert leftover.startswith(".tmp-") and written["version"] == "2026.11.29"
     assert os.readlink(settings.exports / "latest") == JUNE
 
     outcome = execute(settings)

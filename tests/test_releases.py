@@ -385,7 +385,7 @@ def test_populate_callbacks_add_content_before_the_rename(scenario, tmp_path):
 
     result = publish_release(exports, datetime(2026, 12, 1, tzinfo=UTC), render, [preview])
     assert result.published and result.version == "2026.12.01" and result.previous == NOVEMBER_1
-    assert seen[0][0].startswith(".tmp-2026.12.01-") and seen[0][1:] == ("2026.12.01", True)
+    assert seen[0][0].startswith(".tmp-") and seen[0][1:] == ("2026.12.01", True)
     assert (exports / "2026.12.01" / "index.html").read_text() == "<h1>2026.12.01</h1>"
     assert os.readlink(exports / "latest") == "2026.12.01"
 
@@ -434,9 +434,9 @@ def test_work_begun_beside_the_changelog_is_waited_for_before_the_rename(scenari
     render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
     begun: list[_Beside] = []
 
-    def begin(staging: Path, version: str) -> _Beside:
-        # before the changelog or any export is written into the folder
-        assert version == "2026.12.01" and not (staging / CHANGELOG_MD).exists()
+    def begin(staging: Path) -> _Beside:
+        # before the plan, the changelog or any export: the folder is empty
+        assert not any(staging.iterdir()) and not (exports / "2026.12.01").exists()
         begun.append(_Beside(staging))
         return begun[-1]
 
@@ -458,7 +458,7 @@ def test_a_failure_beside_or_in_the_changelog_publishes_nothing_and_stops_the_wo
     render = _render_from(exports / NOVEMBER_1, "2026-12-01T00:00:00Z")
     begun: list[_Beside] = []
 
-    def begin(staging: Path, _version: str) -> _Beside:
+    def begin(staging: Path) -> _Beside:
         begun.append(_Beside(staging, fail=where == "the begun work"))
         return begun[-1]
 
@@ -473,6 +473,27 @@ def test_a_failure_beside_or_in_the_changelog_publishes_nothing_and_stops_the_wo
     assert begun[0].calls[-1] == "stop"  # ended before its folder was deleted
     assert sorted(p.name for p in exports.iterdir()) == before  # no .tmp- folder left
     assert os.readlink(exports / "latest") == NOVEMBER_1
+
+
+def test_work_begun_for_a_release_with_nothing_new_is_stopped_and_its_folder_removed(
+    scenario, tmp_path
+):
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    before = sorted(p.name for p in exports.iterdir())
+    latest = os.readlink(exports / "latest")
+    render = _render_from(exports / latest, None)
+    begun: list[_Beside] = []
+
+    def begin(staging: Path) -> _Beside:
+        begun.append(_Beside(staging))
+        return begun[-1]
+
+    data_date = datetime.fromisoformat(render(latest)["inference.json"]["data_date"])
+    result = publish_release(exports, data_date, render, begin=[begin])
+    assert not result.published and result.version == latest
+    assert begun[0].calls == ["stop"]  # never waited for: nothing was to be written
+    assert sorted(p.name for p in exports.iterdir()) == before
 
 
 @dataclass
@@ -527,7 +548,7 @@ def test_publishing_hashes_only_the_previous_release_and_the_new_one(scenario, t
     result = _publish_day(exports, documents, 3)
     assert (result.version, result.previous) == ("2026.12.03", "2026.12.02")
     assert hashing.folders[0] == "2026.12.02"
-    assert hashing.folders[1].startswith(".tmp-2026.12.03-")  # the final check before the rename
+    assert hashing.folders[1].startswith(".tmp-")  # the final check before the rename
     assert len(hashing.folders) == 2, hashing.folders
     assert hashing.hashes == 2 * len(EXPORT_FILES)
     assert os.readlink(exports / "latest") == "2026.12.03"
@@ -542,7 +563,7 @@ def test_a_damaged_previous_release_is_skipped_for_the_next_one(scenario, tmp_pa
     result = _publish_day(exports, documents, 1)
     assert result.previous == NOVEMBER
     assert hashing.folders[:2] == [NOVEMBER_1, NOVEMBER]
-    assert len(hashing.folders) == 3 and hashing.folders[2].startswith(".tmp-2026.12.01-")
+    assert len(hashing.folders) == 3 and hashing.folders[2].startswith(".tmp-")
     assert json.loads((result.path / "changes.json").read_text())["from"]["version"] == NOVEMBER
 
 

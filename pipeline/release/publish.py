@@ -8,7 +8,8 @@ Crash safety, step by step (a SIGKILL may land between any two of them):
 1. take an flock on the `exports/` folder itself (the kernel drops it when the holder dies, and
    it leaves no file behind), then delete what killed publishers left behind (`.tmp-*`
    folders, `.latest-*` links): under the lock nobody else can be writing them;
-2. write every file into `exports/.tmp-<version>-*`, fsync, check it is complete and valid;
+2. write every file into `exports/.tmp-*` (made before the version is decided, so that work
+   such as the Parquet files can begin at once), fsync, check it is complete and valid;
 3. rename the folder to `exports/<version>` (atomic; a folder under a version name is therefore
    always complete) and fsync the parent;
 4. point a new symlink at the newest complete release and rename it over `exports/latest`
@@ -80,11 +81,12 @@ class Work(Protocol):
     def stop(self) -> None: ...  # end it now, without waiting
 
 
-# Begins writing more release content into the staging folder, as soon as the folder is made
-# (begin(staging_dir, version)); the changelog is worked out meanwhile, and the release waits
-# for the work before its check. It must not touch the files a populate callback or the
-# publish writes.
-Begin = Callable[[Path, str], Work]
+# Begins writing more release content into the staging folder (begin(staging_dir)) as soon as
+# the publish holds its lock, before the version is decided; the plan and the changelog are
+# worked out meanwhile, and the release waits for the work before its check. When nothing is
+# published, the work is stopped. It must not touch the files a populate callback or the publish
+# writes.
+Begin = Callable[[Path], Work]
 # Why a snapshot a release cites (by id and the sha256 the release records) can no longer be
 # vouched for, or None when it can.
 SnapshotCheck = Callable[[str, str], str | None]
@@ -411,13 +413,10 @@ def point_latest_at(exports_dir: Path, version: str | None) -> str | None:
     return version
 
 
-def _staging_folder(exports_dir: Path, version: str) -> Path:
-    """The temporary folder a release of `version` is written into (FileExistsError when the
-    version is published already)."""
+def _staging_folder(exports_dir: Path) -> Path:
+    """A temporary folder to write a release into, renamed to its version when complete."""
     exports_dir.mkdir(parents=True, exist_ok=True)
-    if (exports_dir / version).exists():
-        raise FileExistsError(f"release {version} already exists; releases are immutable")
-    return Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{version}-", dir=exports_dir))
+    return Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=exports_dir))
 
 
 def _abandon(staging: Path, begun: Sequence[Work]) -> None:
@@ -438,8 +437,10 @@ def write_release(
     """Write a complete release into a temporary folder (`staging`, made by _staging_folder, in
     which `begun` work writes already), check it, then rename it into place."""
     target = exports_dir / version
+    if target.exists():
+        raise FileExistsError(f"release {version} already exists; releases are immutable")
     if staging is None:
-        staging = _staging_folder(exports_dir, version)
+        staging = _staging_folder(exports_dir)
     try:
         for index, (name, data) in enumerate(sorted(files.items())):
             path = staging / name
@@ -575,8 +576,9 @@ def publish_release(
     it (parsing a 30 MB export takes about half a second, and its populate callbacks need it too);
     parsed here when None.
 
-    `begin`: work on more release content begun as soon as a release is to be written, beside
-    the changelog (the Parquet files, written by a process of their own)."""
+    `begin`: work on more release content begun as soon as the lock is held, beside the plan
+    and the changelog (the Parquet files, written by a process of their own), and stopped when
+    nothing is published."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
@@ -590,46 +592,52 @@ def publish_release(
             documents = read(version)
             return documents is not None and cites_only_good(documents)
 
-        plan = plan_release(exports_dir, data_date, render, read=read)
-        refused = unusable_citations(plan.documents, checked) if checked is not None else []
-        if refused:
-            raise PublishError(
-                f"release {plan.version} not published: it would cite {len(refused)} snapshot(s) "
-                f"that are no longer good ({refused[0]}); build again to read their sources "
-                "from their last good snapshots"
-            )
-        if take_latest and not plan.is_new and read(plan.version) is None:
-            plan = plan_release(exports_dir, data_date, render, new=True)  # its twin is damaged
-        current = latest_version(exports_dir) if take_latest else None
-        if current is not None and read(current) is None:
-            current = None  # damaged: nothing to replace, the usual rules pass over it
-        # latest names a newer release than this build's: this build replaces it
-        replaced = (
-            current
-            if current is not None
-            and current != plan.version
-            and version_key(current) > version_key(plan.version)
-            else None
-        )
-        if not plan.is_new and replaced is None:
-            if take_latest:
-                point_latest_at(exports_dir, plan.version)
-            else:
-                point_latest_at_newest(exports_dir, usable=usable if checked is not None else None)
-            return PublishResult(
-                plan.version,
-                False,
-                exports_dir / plan.version,
-                f"nothing new: identical to release {plan.version}",
-                cleaned=cleaned,
-            )
-        if not plan.is_new:
-            plan = plan_release(exports_dir, data_date, render, new=True)
-        staging = _staging_folder(exports_dir, plan.version)
+        # the staging folder is made, and the work beside the changelog begun, before the
+        # version is known: the plan reads and compares 30 MB, which the work need not wait for
+        staging = _staging_folder(exports_dir)
         begun: list[Work] = []
         try:
             for start in begin:
-                begun.append(start(staging, plan.version))
+                begun.append(start(staging))
+            plan = plan_release(exports_dir, data_date, render, read=read)
+            refused = unusable_citations(plan.documents, checked) if checked is not None else []
+            if refused:
+                raise PublishError(
+                    f"release {plan.version} not published: it would cite {len(refused)} "
+                    f"snapshot(s) that are no longer good ({refused[0]}); build again to read "
+                    "their sources from their last good snapshots"
+                )
+            if take_latest and not plan.is_new and read(plan.version) is None:
+                # its twin is damaged
+                plan = plan_release(exports_dir, data_date, render, new=True)
+            current = latest_version(exports_dir) if take_latest else None
+            if current is not None and read(current) is None:
+                current = None  # damaged: nothing to replace, the usual rules pass over it
+            # latest names a newer release than this build's: this build replaces it
+            replaced = (
+                current
+                if current is not None
+                and current != plan.version
+                and version_key(current) > version_key(plan.version)
+                else None
+            )
+            if not plan.is_new and replaced is None:
+                _abandon(staging, begun)
+                if take_latest:
+                    point_latest_at(exports_dir, plan.version)
+                else:
+                    point_latest_at_newest(
+                        exports_dir, usable=usable if checked is not None else None
+                    )
+                return PublishResult(
+                    plan.version,
+                    False,
+                    exports_dir / plan.version,
+                    f"nothing new: identical to release {plan.version}",
+                    cleaned=cleaned,
+                )
+            if not plan.is_new:
+                plan = plan_release(exports_dir, data_date, render, new=True)
             if replaced is not None:
                 previous: str | None = replaced
                 old = parse_release(read(replaced))  # type: ignore[arg-type]
@@ -644,38 +652,42 @@ def publish_release(
             changes = compare(old, release)
             notes = [dict(note) for note in notes]
             if replaced is not None:
-                notes.append(_replacement_note(replaced, read(replaced), checked))  # type: ignore[arg-type]
+                notes.append(
+                    _replacement_note(replaced, read(replaced), checked)  # type: ignore[arg-type]
+                )
             if notes:
                 changes["notes"] = notes
             files = plan.files | {
                 CHANGELOG_MD: render_markdown(changes).encode("utf-8"),
                 CHANGES_JSON: dumps(changes),
             }
+            path = write_release(
+                exports_dir, plan.version, files, populate, staging=staging, begun=begun
+            )
+            if take_latest:
+                point_latest_at(exports_dir, plan.version)
+            else:
+                point_latest_at_newest(
+                    exports_dir,
+                    checked=plan.version,
+                    usable=usable if checked is not None else None,
+                )
+            summary = summary_line(changes)
+            if replaced is not None:
+                summary += f"; replaces release {replaced} as latest"
+            return PublishResult(
+                plan.version,
+                True,
+                path,
+                f"published release {plan.version}: {summary}",
+                previous=previous,
+                summary=summary,
+                cleaned=cleaned,
+                written=Written(files, release, changes),
+            )
         except BaseException:
             _abandon(staging, begun)
             raise
-        path = write_release(
-            exports_dir, plan.version, files, populate, staging=staging, begun=begun
-        )
-        if take_latest:
-            point_latest_at(exports_dir, plan.version)
-        else:
-            point_latest_at_newest(
-                exports_dir, checked=plan.version, usable=usable if checked is not None else None
-            )
-        summary = summary_line(changes)
-        if replaced is not None:
-            summary += f"; replaces release {replaced} as latest"
-        return PublishResult(
-            plan.version,
-            True,
-            path,
-            f"published release {plan.version}: {summary}",
-            previous=previous,
-            summary=summary,
-            cleaned=cleaned,
-            written=Written(files, release, changes),
-        )
 
 
 def _replacement_note(

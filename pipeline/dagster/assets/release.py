@@ -48,7 +48,7 @@ def parquet_extra(settings: Settings, database: Path) -> Begin:
     by a process of its own beside the changelog; the hours that did not change are linked
     from the latest release's."""
 
-    def parquet(folder: Path, _version: str) -> Apart:
+    def parquet(folder: Path) -> Apart:
         earlier = settings.exports / "latest" / "parquet"
         reuse = earlier if earlier.is_dir() else None
         return write_parquet_apart(database, folder / "parquet", reuse)
