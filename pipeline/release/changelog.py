@@ -121,12 +121,22 @@ def _ref(entity: ModelRef | None) -> dict[str, Any]:
     return {"id": entity.id, "name": entity.name} if entity else {"id": None, "name": None}
 
 
+def _variant(variant: Variant) -> dict[str, Any]:
+    """variant.model_dump(mode="json"), without pydantic's call per figure (70,000 a release)."""
+    return {
+        "precision": variant.precision,
+        "service_tier": variant.service_tier,
+        "reasoning_effort": variant.reasoning_effort,
+        "region": variant.region,
+    }
+
+
 def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
     return {
         "endpoint": figure.endpoint,
         "provider": {"id": provider.id, "name": provider.name},
         "model": _ref(figure.model),
-        "variant": figure.variant.model_dump(mode="json"),
+        "variant": _variant(figure.variant),
         "metric": figure.metric,
         "scope": figure.scope,
         "method": figure.method,

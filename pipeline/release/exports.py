@@ -642,11 +642,7 @@ def sanitise(value: Any, key: str = "") -> Any:
 
     def clean_list(value: list[Any], key: str) -> list[Any]:
         return [
-            text(v, key)
-            if type(v) is str
-            else clean_dict(v)
-            if type(v) is dict
-            else clean(v, key)
+            text(v, key) if type(v) is str else clean_dict(v) if type(v) is dict else clean(v, key)
             for v in value
         ]
 

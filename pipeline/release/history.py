@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,7 @@ FIGURES_SCHEMA = pa.schema(
 )
 
 
+@lru_cache(maxsize=4096)  # 50,000 times per release, most of them the few times of a poll
 def _time(text: str | None) -> datetime | None:
     """An export's ISO 8601 time (or null) as the UTC timestamp the history tables hold."""
     return parse_utc(text) if text else None
