@@ -256,6 +256,24 @@ def _with_as_of(documents: Documents, as_of: Any) -> Documents:
     return {n: d | {"as_of": as_of} if "as_of" in d else d for n, d in documents.items()}
 
 
+def _envelopes_differ(stored: Documents | None, documents: Documents) -> bool:
+    """Whether a top-level text, integer, boolean or null of an export differs between a stored
+    release's documents and these: then so do their bytes, which need not be serialised to tell
+    (the bytes of each value are part of the document's, and these values have one spelling)."""
+    if stored is None:
+        return False
+    for name in EXPORT_FILES:
+        old, new = stored.get(name), documents[name]
+        if not isinstance(old, dict):
+            return False
+        for key, value in new.items():
+            if isinstance(value, str | int | bool | None):
+                before = old.get(key, _MISSING)
+                if type(before) is not type(value) or before != value:
+                    return True
+    return False
+
+
 @dataclass(frozen=True)
 class Plan:
     version: str
@@ -284,11 +302,15 @@ def plan_release(
     if same_date and not new:
         newest = same_date[-1]
         stored = _stored_exports(exports_dir / newest)
-        documents = _with_as_of(
-            render(newest), _stored_as_of(stored, read(newest) if read is not None else None)
-        )
-        # serialised once to compare; checked and packaged only when it is to be published
-        if stored and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES):
+        stored_documents = read(newest) if read is not None else None
+        documents = _with_as_of(render(newest), _stored_as_of(stored, stored_documents))
+        # serialised once to compare (unless a field of the envelope already differs, as the
+        # data date of every poll does); checked and packaged only when it is to be published
+        if (
+            stored
+            and not _envelopes_differ(stored_documents, documents)
+            and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES)
+        ):
             return Plan(newest, False, stored, documents)
     version = next_version(data_date, existing)
     documents = render(version)
