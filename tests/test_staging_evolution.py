@@ -43,7 +43,9 @@ def _old_table(con: duckdb.DuckDBPyConnection, drop: str, retype: str | None = N
     con.execute(f"CREATE TABLE staging.{FRAME} ({', '.join(parts)})")
     _insert_row(con, [(n, "VARCHAR" if n == retype else t) for n, t, _, _ in kept])
     con.execute(
-        "INSERT INTO staging.extractions VALUES ('cloudflare-workers-ai/a.json', "
+        "INSERT INTO staging.extractions (snapshot_id, source_id, format, parser_version, "
+        "sha256, file_size, file_mtime_ns, status, error, row_counts, extracted_at, file_ctime_ns) "
+        "VALUES ('cloudflare-workers-ai/a.json', "
         "'cloudflare-workers-ai', 'cloudflare_models', '4', 'h', 1, 1, 'ok', NULL, '{}', now(), 1)"
     )
 

@@ -23,8 +23,10 @@ import pandas as pd
 import pandera.errors as pa_errors
 import pandera.pandas as pa
 
+from pipeline.extract.staging import observed_span
 from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT, unique_key
 from pipeline.schema.sql_checks import columns_match, failing_rows
+from pipeline.schema.staging import FRAMES
 
 BATCH_ROWS = 250_000  # the 500,000-row batches were the peak of a day of polls
 _VECTOR = 2_048  # rows per DuckDB vector: fetch_df_chunk counts in vectors
@@ -83,11 +85,20 @@ def snapshot_scope(
     checked as rows are added: appended.py) the clause also bounds `retrieved_at` by the range of
     those snapshots' retrieval times, which the ids imply: DuckDB's zone maps keep 8 bytes of a
     string, so a filter on snapshot ids alone read the id of every row (0.15-0.2 s per scan of
-    20 million rows, 3 ms with the range, the new snapshots being the newest)."""
+    20 million rows, 3 ms with the range, the new snapshots being the newest). In a staged
+    frame it bounds `observed_at` by the span the snapshots' extractions recorded of their rows
+    (pipeline/extract/staging.py, observed_span)."""
     if snapshot_ids is None:
         return "true", []
     ids = list(snapshot_ids)
     where = "snapshot_id IN (SELECT unnest(?::VARCHAR[]))"
+    if table.startswith("staging.") and table.removeprefix("staging.") in FRAMES:
+        # a staged frame: its rows of these snapshots lie in the span of observed_at their
+        # extraction recorded, when it recorded one for each of them
+        span = observed_span(con, ids)
+        if span is None:
+            return where, [ids]
+        return f"observed_at BETWEEN ? AND ? AND {where}", [*span, ids]
     if not table.startswith("core.") or table.removeprefix("core.") not in RETRIEVED_WITH_SNAPSHOT:
         return where, [ids]
     low, high = con.execute(
