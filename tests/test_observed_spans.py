@@ -1,7 +1,7 @@
 """The span of observed_at each extraction records of its staged rows (pipeline/extract/staging.py):
-it covers every staged row of its snapshot, so the checks of staged frames and the batched core
-SQL can read a snapshot's rows by that range (a zone map DuckDB keeps) and find all of them; a
-snapshot without a span is read by id alone."""
+it covers every staged row of its snapshot, so the checks of staged frames can read a snapshot's
+rows by that range (a zone map DuckDB keeps) and find all of them; a snapshot without a span is
+read by id alone."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from pipeline.extract.staging import _observed_spans, observed_span
 from pipeline.schema.core import unique_key
 from pipeline.schema.staging import FRAMES
 from pipeline.warehouse.connection import connect
-from pipeline.warehouse.core import _set_derive_span
 from pipeline.warehouse.validate import repeated_keys, snapshot_scope
 
 T1, T2, T3 = (datetime(2026, 4, 2, h, tzinfo=UTC) for h in (8, 9, 10))
@@ -108,30 +107,3 @@ def test_a_staged_frame_is_read_in_the_span_and_by_id_alone_without_one(warehous
     assert by_id[0] == spanned[0] + 1  # the repeated row, and the same rows otherwise
     assert repeated_keys(warehouse, table, key, ids, owners=True) == (1, [ids[0]])
     assert observed_span(warehouse, [*ids, "no-such/snapshot"]) is None  # no record: by id
-
-
-def test_the_batched_core_sql_reads_in_the_span_it_is_given_and_everything_without(
-    warehouse,
-) -> None:
-    table = "staging.aa_endpoints"
-    every = warehouse.execute(
-        f"SELECT count(*) FROM {table} WHERE core.in_derive_span(observed_at)"
-    ).fetchone()[0]
-    assert every == warehouse.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0
-    sid, at = warehouse.execute(
-        f"SELECT snapshot_id, observed_at FROM {table} ORDER BY observed_at LIMIT 1"
-    ).fetchone()
-    _set_derive_span(warehouse, (at, at))
-    found = warehouse.execute(
-        f"SELECT DISTINCT observed_at FROM {table} WHERE core.in_derive_span(observed_at)"
-    ).fetchall()
-    assert found == [(at,)]
-    _set_derive_span(warehouse, None)  # as the core build leaves it
-    assert (
-        warehouse.execute(
-            f"SELECT count(*) FROM {table} WHERE core.in_derive_span(observed_at)"
-        ).fetchone()[0]
-        == every
-    )
-    assert warehouse.execute("SELECT getvariable('derive_observed_from')").fetchone() == (None,)
-    assert sid

@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.extract.staging import Span, observed_span, scope_build
+from pipeline.extract.staging import scope_build
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.normalise.numbers import parse_count_statement, parse_figure
@@ -389,10 +389,8 @@ def build_core(
                         "SELECT unnest(?::VARCHAR[]) AS snapshot_id",
                         [batch],
                     )
-                    _set_derive_span(con, observed_span(con, batch))
                 con.execute(sql)
         con.execute("DROP TABLE IF EXISTS derive_batch")
-        _set_derive_span(con, None)
         wrong = wrong_retrieval_times(con, marks) if marks is not None else {}
         if wrong:
             raise CoreBuildError(
@@ -425,17 +423,6 @@ def build_core(
         con.execute("ROLLBACK")
         raise
     return CoreResult(counts, appended if append else None)
-
-
-def _set_derive_span(con: duckdb.DuckDBPyConnection, span: Span | None) -> None:
-    """The span of observed_at the batched SQL reads staged rows in (core.in_derive_span); None
-    reads them by snapshot id alone."""
-    names = ("derive_observed_from", "derive_observed_to")
-    for name, value in zip(names, span or (None, None), strict=True):
-        if value is None:
-            con.execute(f"RESET VARIABLE {name}")
-        else:
-            con.execute(f"SET VARIABLE {name} = ?::TIMESTAMPTZ", [value])
 
 
 def _derive_batches(con: duckdb.DuckDBPyConnection) -> list[list[str]]:

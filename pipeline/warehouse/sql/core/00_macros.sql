@@ -7,15 +7,6 @@ CREATE OR REPLACE MACRO core.endpoint_id(provider_id, model_id, precision, servi
     provider_id || '/' || model_id || '/' || precision || '/' || service_tier || '/'
     || coalesce(effort, '-') || coalesce('@' || region, '');
 
--- Whether a staged row's observed_at lies in the span of the snapshots a batch derives from,
--- which pipeline/warehouse/core.py sets per batch from their extraction records: the batched SQL
--- then reads only the row groups of that time, where a filter on snapshot ids alone reads every
--- row's id (DuckDB's zone maps keep 8 bytes of a string). Unset (a span not recorded), it holds.
-CREATE OR REPLACE MACRO core.in_derive_span(observed_at) AS
-    getvariable('derive_observed_from') IS NULL OR getvariable('derive_observed_to') IS NULL
-    OR observed_at BETWEEN getvariable('derive_observed_from')
-                       AND getvariable('derive_observed_to');
-
 -- Variant parts can come from the provider label ('Azure (FP8)') or the model label
 -- ('gpt-oss-120B (high)'); a stated value wins over the default.
 CREATE OR REPLACE MACRO core.pick_precision(a, b) AS CASE WHEN a <> 'unknown' THEN a ELSE b END;

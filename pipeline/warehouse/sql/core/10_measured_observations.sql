@@ -6,8 +6,7 @@
 -- how it was measured: method, statistic and window.
 -- Derived a batch of snapshots at a time (derive_batch, pipeline/warehouse/core.py): a figure
 -- depends on its own snapshot only, and at 90 days of polls one join of every staged figure
--- spilled gigabytes to disk. Each staged table is read in the batch's span of observed_at
--- (core.in_derive_span), the time its snapshots' rows were recorded at.
+-- spilled gigabytes to disk.
 INSERT INTO core.observations BY NAME
 WITH ok AS (
     SELECT snapshot_id FROM derive_batch
@@ -24,7 +23,6 @@ aa AS (
     SEMI JOIN ok USING (snapshot_id)
     JOIN providers AS p ON p.label = a.endpoint_label
     JOIN models AS m ON m.label = a.page_model
-    WHERE core.in_derive_span(a.observed_at)
 ),
 aa_long AS (
     SELECT *, 'output_tokens_per_s' AS metric, output_tokens_per_s AS figure, 'tokens/s' AS unit
@@ -63,7 +61,6 @@ perf AS (
     SEMI JOIN ok USING (snapshot_id)
     JOIN providers AS p ON p.label = r.framework
     JOIN models AS m ON m.label = r.model_label
-    WHERE core.in_derive_span(r.observed_at)
 ),
 perf_long AS (
     SELECT *, 'output_tokens_per_s' AS metric, output_tokens_per_s AS figure, 'tokens/s' AS unit,
@@ -103,7 +100,6 @@ routed AS (
     JOIN core.identified('provider') AS p ON p.label = e.tag_root
     JOIN core.identified('model') AS m ON m.label = e.model
     LEFT JOIN staging.label_resolution AS t ON t.kind = 'endpoint_tag' AND t.label = e.tag_suffix
-    WHERE core.in_derive_span(e.observed_at)
 ),
 routed_rows AS (
     SELECT md5(concat_ws('|', s.snapshot_id, 'openrouter', s.member_url, s.tag, s.metric,
@@ -121,7 +117,6 @@ routed_rows AS (
            NULL AS workload
     FROM staging.openrouter_endpoint_stats AS s
     JOIN routed AS r USING (snapshot_id, model, tag)
-    WHERE core.in_derive_span(s.observed_at)
 ),
 everything AS (
     SELECT * FROM aa_rows

@@ -27,8 +27,7 @@ SEMI JOIN derive_batch USING (snapshot_id)
 JOIN core.identified('provider') AS p ON p.label = e.tag_root
 JOIN core.identified('model') AS m ON m.label = e.model
 LEFT JOIN staging.label_resolution AS t ON t.kind = 'endpoint_tag' AND t.label = e.tag_suffix
-JOIN core.sources AS src ON src.source_id = e.source_id
-WHERE core.in_derive_span(e.observed_at);
+JOIN core.sources AS src ON src.source_id = e.source_id;
 
 -- Offers of a catalogue of many providers' catalogues (models.dev), per snapshot: the provider and
 -- the model under their reviewed or unreviewed entities, and the reviewed platform whose
@@ -44,8 +43,7 @@ SEMI JOIN derive_batch USING (snapshot_id)
 JOIN core.identified('provider') AS p ON p.label = o.provider_id
 LEFT JOIN core.identified('model') AS m ON m.label = o.platform_model_id
 LEFT JOIN staging.platform_sources AS ps
-  ON ps.source_id = o.source_id AND ps.catalogue_provider_id = o.provider_id
-WHERE core.in_derive_span(o.observed_at);
+  ON ps.source_id = o.source_id AND ps.catalogue_provider_id = o.provider_id;
 
 -- Model-level figures: Artificial Analysis's medians are about a model across the providers it
 -- measures, never one provider's endpoint, so they live here and not in core.observations.
@@ -62,5 +60,4 @@ SEMI JOIN derive_batch USING (snapshot_id)
 JOIN staging.aa_models AS a USING (snapshot_id, aa_model_id)
 JOIN core.identified('model') AS r ON r.label = a.name
 JOIN core.snapshots AS s ON s.snapshot_id = f.snapshot_id
-JOIN core.sources AS src ON src.source_id = f.source_id
-WHERE core.in_derive_span(f.observed_at) AND core.in_derive_span(a.observed_at);
+JOIN core.sources AS src ON src.source_id = f.source_id;
