@@ -107,3 +107,22 @@ def test_a_staged_frame_is_read_in_the_span_and_by_id_alone_without_one(warehous
     assert by_id[0] == spanned[0] + 1  # the repeated row, and the same rows otherwise
     assert repeated_keys(warehouse, table, key, ids, owners=True) == (1, [ids[0]])
     assert observed_span(warehouse, [*ids, "no-such/snapshot"]) is None  # no record: by id
+
+
+def test_an_older_cache_without_spans_is_read_by_id_alone(tmp_path) -> None:
+    """Records of a build before spans were kept, opened as a read-only reader opens them (no
+    ALTER has added the columns): no span, and a staged frame's scope is its snapshot ids."""
+    with connect(tmp_path / "old.duckdb") as con:
+        con.execute("CREATE SCHEMA staging")
+        con.execute(
+            "CREATE TABLE staging.extractions (snapshot_id VARCHAR PRIMARY KEY, status VARCHAR)"
+        )
+        con.execute("INSERT INTO staging.extractions VALUES ('aa/1', 'ok')")
+    with connect(tmp_path / "old.duckdb", read_only=True) as con:
+        assert observed_span(con, ["aa/1"]) is None
+        assert snapshot_scope(con, "staging.aa_endpoints", ["aa/1"]) == (
+            "snapshot_id IN (SELECT unnest(?::VARCHAR[]))",
+            [["aa/1"]],
+        )
+    with connect(tmp_path / "none.duckdb") as con:  # no extraction records at all
+        assert observed_span(con, ["aa/1"]) is None
