@@ -154,3 +154,40 @@ def test_schema_facts_once_found_are_not_asked_again(settings, monkeypatch):
         asked.clear()
         assert events.has_asset_key_col("cached_status_data")
         assert asked == ["column cached_status_data"]
+
+
+def test_a_stamped_database_is_opened_without_loading_the_migration_scripts(settings, monkeypatch):
+    """A new database is created and stamped with the newest revision as the stock class does it;
+    one already stamped is opened without Alembic's scripts (which the stock class loads only to
+    tell whether it was stamped) and records and reads events as before."""
+    import dagster._core.storage.event_log.sqlite.sqlite_event_log as stock_module
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from dagster._core.storage.sql import get_alembic_config
+
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "a" * 64)
+        engine = instance.event_log_storage._engine("index")
+        with engine.connect() as connection:
+            stamped = MigrationContext.configure(connection).get_current_revision()
+    head = ScriptDirectory.from_config(get_alembic_config(stock_module.__file__)).get_current_head()
+    assert stamped == head
+
+    loaded: list[str] = []
+    real = stock_module.check_alembic_revision
+
+    def counted(config, connection):
+        loaded.append("scripts")
+        return real(config, connection)
+
+    monkeypatch.setattr(stock_module, "check_alembic_revision", counted)
+    with dagster_instance(settings) as instance:
+        _report(instance, "raw_a", "b" * 64)
+        assert _latest_sha(instance, "raw_a") == "b" * 64
+    assert loaded == []
+
+    fresh = Settings.resolve(warehouse=settings.warehouse.parent / "other")
+    with dagster_instance(fresh) as instance:
+        _report(instance, "raw_a", "c" * 64)  # a new database: the stock method stamps it
+        assert _latest_sha(instance, "raw_a") == "c" * 64
+    assert loaded  # and asked Alembic for the newest revision to do it
