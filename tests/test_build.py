@@ -1,5 +1,6 @@
 """Whole builds: failures that must stop a release while losing nothing."""
 
+import gc
 import json
 import os
 import shutil
@@ -175,6 +176,15 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("nothing new:"), done.stdout
     assert json.loads(lines[-1]) == [0, []]
+
+
+def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path):
+    """A build freezes what it sets its run up with (pipeline/support/bulk.py); a process that
+    runs many builds (the tests, a notebook) gets the collector back enabled and nothing frozen."""
+    settings = copy_of(built, tmp_path)
+    add_kimi_page(settings)
+    assert execute(settings).success
+    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_a_working_copy_slower_than_dagsters_start_is_whole_before_the_first_step(

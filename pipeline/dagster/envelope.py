@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 from pipeline.dagster.fingerprint import build_fingerprint
 from pipeline.raw.inventory import scope_problem
+from pipeline.support.bulk import long_lived_objects
 from pipeline.support.locking import warehouse_lock
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
@@ -127,7 +128,8 @@ def execute(
         # the copy is made while Dagster is imported and the run set up (each a second or two
         # at 90 days of polls); the run waits for it before its first step
         with working_copy(settings, as_of, run_id, background=True) as working:
-            from pipeline.dagster.runner import run_graph  # Dagster, now that a run starts
+            with long_lived_objects():  # Dagster, now that a run starts (see run_graph)
+                from pipeline.dagster.runner import run_graph
 
             outcome = run_graph(
                 settings, as_of, run_id, strict=strict, verbose=verbose, ready=working.ready

@@ -20,3 +20,29 @@ def bulk_objects() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def long_lived_objects() -> Iterator[None]:
+    """Pause the collector while objects that live as long as the process are made (the modules
+    a build imports, Dagster's definitions and instance: a million objects), then leave them out
+    of its scans (`gc.freeze`) before it resumes. Its first collection would otherwise scan all
+    of them at once, and every full collection after it again. `thawed_at_end` hands them back."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+@contextmanager
+def thawed_at_end() -> Iterator[None]:
+    """Hand the objects frozen by `long_lived_objects` back to the collector on the way out, so
+    that a process running many builds (the tests) still collects the cycles among them."""
+    try:
+        yield
+    finally:
+        gc.unfreeze()
