@@ -26,7 +26,13 @@ from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
 from pipeline.release.parquet import write_parquet_apart
 from pipeline.release.preview import render_preview
-from pipeline.release.publish import Begin, Populate, cited_snapshots, publish_release
+from pipeline.release.publish import (
+    Begin,
+    Documents,
+    Populate,
+    cited_snapshots,
+    publish_release,
+)
 from pipeline.release.queries import read_inputs
 from pipeline.support.apart import Apart
 from pipeline.support.bulk import bulk_objects
@@ -145,9 +151,17 @@ def _parameter(name: str) -> str:
     description="Publishes exports/<version>/ and switches exports/latest when content changed",
 )
 def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.MaterializeResult:
+    documents = {name: exports[_parameter(name)] for name in EXPORT_FILES}
+    # a release is a few million small objects: the cyclic collector, which would scan them all
+    # again and again while they are compared, written and recorded, waits until the end, and
+    # resumes once they are gone (resumed with them alive, its next collection scanned them all)
+    with bulk_objects():
+        return _release(speedbook, documents)
+
+
+def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.MaterializeResult:
     clock = StageClock()
     settings = speedbook.settings
-    documents = {name: exports[_parameter(name)] for name in EXPORT_FILES}
     # the date the exports were built for, not whatever the warehouse holds by now
     data_date = parse_utc(documents["inference.json"]["data_date"])
 
@@ -183,9 +197,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     if len(notes) > CHANGELOG_NOTES:
         left = len(notes) - CHANGELOG_NOTES
         notes = [*notes[:CHANGELOG_NOTES], {"kind": "more", "text": f"... and {left:,} more"}]
-    # a release is a few million small objects: the cyclic collector, which would scan them all
-    # again and again while they are compared, written and recorded, waits until the end
-    with clock.stage("export"), bulk_objects():
+    with clock.stage("export"):
         result = publish_release(
             settings.exports,
             data_date,
@@ -202,7 +214,7 @@ def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.M
     report(result.message)
     published_at = {result.version: datetime.now(UTC)} if result.published else {}
     written = {result.version: result.written} if result.written else {}
-    with connect(speedbook.database, read_only=False) as con, bulk_objects():
+    with connect(speedbook.database, read_only=False) as con:
         recorded = record_releases(con, settings.exports, published_at, written)
     return dg.MaterializeResult(
         metadata={
