@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
+from pipeline.schema.growing import RETRIEVED_WITH_SNAPSHOT
 from pipeline.warehouse.appended import mark_appends, wrong_retrieval_times
 from pipeline.warehouse.connection import connect
 

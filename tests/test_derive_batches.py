@@ -9,7 +9,7 @@ import pytest
 from conftest import build_into
 
 import pipeline.warehouse.core as core
-from pipeline.schema.core import PER_SNAPSHOT
+from pipeline.schema.growing import PER_SNAPSHOT
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.connection import connect
 

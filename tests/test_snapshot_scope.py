@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
+from pipeline.schema.growing import RETRIEVED_WITH_SNAPSHOT
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.validate import snapshot_scope
 

@@ -58,7 +58,8 @@ def test_the_failures_stop_at_the_limit(con):
 def test_every_per_snapshot_table_declares_a_key():
     """The key of a table derived per snapshot is checked over the rows a build appended, so
     each model declares one that names or hashes its snapshot."""
-    from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT, unique_key
+    from pipeline.schema.core import CORE_TABLES, unique_key
+    from pipeline.schema.growing import PER_SNAPSHOT
 
     keys = {name: unique_key(CORE_TABLES[name]) for name in PER_SNAPSHOT}
     assert keys == {

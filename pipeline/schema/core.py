@@ -453,14 +453,6 @@ class FetchOutcomes(CoreTable):
     attempts: Series[int] = pa.Field(ge=0, description="requests made; 0 when skipped")
 
 
-# Tables derived snapshot by snapshot from staging (each row names its snapshot): like the
-# observations, they are appended for the snapshots a build has not derived yet, and their rows of
-# snapshots no longer usable are dropped. Every other core table is small and rebuilt whole.
-PER_SNAPSHOT = ("observations", "model_figures", "endpoint_offers", "catalogue_offers")
-# Of those, the tables whose every row carries its snapshot's retrieved_at: checked on the rows a
-# build adds (warehouse/appended.py), relied on to find a snapshot's rows by time (validate.py).
-RETRIEVED_WITH_SNAPSHOT = ("observations", "model_figures")
-
 CORE_TABLES: dict[str, type[CoreTable]] = {
     "sources": Sources,
     "snapshots": Snapshots,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT
+from pipeline.schema.growing import RETRIEVED_WITH_SNAPSHOT
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,9 @@ from pipeline.normalise.numbers import parse_count_statement, parse_figure
 from pipeline.normalise.reviewed import Claim, Platform
 from pipeline.raw.outcomes import OutcomeRecord
 from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT
+from pipeline.schema.core import CORE_TABLES
 from pipeline.schema.ddl import sync_tables
+from pipeline.schema.growing import PER_SNAPSHOT
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point

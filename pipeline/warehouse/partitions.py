@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 import duckdb
 
-from pipeline.schema.core import PER_SNAPSHOT
+from pipeline.schema.growing import PER_SNAPSHOT
 from pipeline.warehouse.appended import Appended
 from pipeline.warehouse.connection import table_exists
 

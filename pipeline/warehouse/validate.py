@@ -24,7 +24,8 @@ import pandera.errors as pa_errors
 import pandera.pandas as pa
 
 from pipeline.extract.staging import observed_span
-from pipeline.schema.core import RETRIEVED_WITH_SNAPSHOT, unique_key
+from pipeline.schema.core import unique_key
+from pipeline.schema.growing import RETRIEVED_WITH_SNAPSHOT
 from pipeline.schema.sql_checks import columns_match, failing_rows
 from pipeline.schema.staging import FRAMES
 

@@ -16,7 +16,8 @@ from pipeline.normalise.reviewed import unregistered_sources
 from pipeline.raw.freshness import confirmations
 from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import read_outcomes
-from pipeline.schema.core import CORE_TABLES, PER_SNAPSHOT, CoreTable, unique_key
+from pipeline.schema.core import CORE_TABLES, CoreTable, unique_key
+from pipeline.schema.growing import PER_SNAPSHOT
 from pipeline.support.limits import MESSAGE_ITEMS, METADATA_ITEMS
 from pipeline.support.progress import report, warn
 from pipeline.support.text import shorten
