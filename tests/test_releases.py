@@ -25,9 +25,10 @@ from conftest import BUNDLED_RAW, progress_lines
 
 from pipeline.cli import main
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.release import history, publish
-from pipeline.release.changelog import figures, parse_release
+from pipeline.release import digest, history, publish
+from pipeline.release.changelog import figures, parse_release, view_of
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
+from pipeline.release.digest import LAST_RELEASE
 from pipeline.release.history import figure_rows, record_releases
 from pipeline.release.publish import (
     CHANGELOG_MD,
@@ -790,3 +791,108 @@ def test_a_warehouse_that_missed_releases_catches_up_from_the_folders(scenario, 
         ).fetchone()[0]
         mtime = (scenario.settings.exports / NOVEMBER_1).stat().st_mtime
         assert abs(built.timestamp() - mtime) < 1
+
+
+# --- the last release's digest (pipeline/release/digest.py) ------------------------------------
+
+
+def _publish_with(exports: Path, documents: dict, day: int, digest: Path | None):
+    stamp = {"data_date": f"2026-12-{day:02d}T00:00:00Z"}
+
+    def render(version: str) -> dict:
+        return {name: doc | {"version": version} | stamp for name, doc in documents.items()}
+
+    result = publish_release(exports, datetime(2026, 12, day, tzinfo=UTC), render, digest=digest)
+    assert result.published
+    return result
+
+
+def test_a_digest_gives_back_the_view_it_was_made_from(scenario, tmp_path):
+    folder = scenario.settings.exports / NOVEMBER_1
+    documents = read_release(folder)
+    view = view_of(documents)
+    path = tmp_path / LAST_RELEASE
+    digest.save(path, folder, [*EXPORT_FILES, publish.DATAPACKAGE], documents, view)
+    kept = digest.load(path, scenario.settings.exports)
+    assert kept is not None and kept.version == NOVEMBER_1
+    assert kept.view == view  # tuple keys, nulls and floats as they were
+    assert kept.envelopes == digest.envelopes(documents)
+    assert all("providers" not in envelope for envelope in kept.envelopes.values())
+    assert kept.envelopes["inference.json"]["snapshots"] == documents["inference.json"]["snapshots"]
+
+
+def test_a_publish_compares_with_the_digest_and_writes_what_reading_the_release_gives(
+    scenario, tmp_path, hashing
+):
+    """The release published last is not read, hashed or parsed again: its digest stands in, and
+    the changelog is byte for byte the one a publish that reads the release writes."""
+    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
+    assert digest.load(path, exports).version == "2026.12.01"  # type: ignore[union-attr]
+    reading = tmp_path / "reading"
+    shutil.copytree(exports, reading, symlinks=True)  # other inodes: the digest is not theirs
+    later = read_release(exports / NOVEMBER)  # Groq's figure of June: a changed figure
+    hashing.folders.clear()
+    kept = _publish_with(exports, later, 2, path)
+    assert [f for f in hashing.folders if not f.startswith(".tmp-")] == []
+    read = _publish_with(reading, later, 2, None)
+    for name in (CHANGELOG_MD, "changes.json"):
+        assert (kept.path / name).read_bytes() == (read.path / name).read_bytes()
+    assert json.loads((kept.path / "changes.json").read_bytes())["figures"]["changed"]
+    assert kept.summary == read.summary and kept.previous == read.previous == "2026.12.01"
+    assert digest.load(path, exports).version == "2026.12.02"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("change", ["export edited", "garbage", "other code", "none"])
+def test_a_digest_that_does_not_describe_the_release_is_not_used(
+    scenario, tmp_path, hashing, change
+):
+    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
+    if change == "export edited":  # the same bytes written again: another modification time
+        target = exports / "2026.12.01" / "inference.json"
+        target.write_bytes(target.read_bytes())
+    elif change == "garbage":
+        path.write_bytes(b'{"format": 1, "version": "../2026.12.01"')
+    elif change == "other code":
+        record = json.loads(path.read_bytes())
+        path.write_text(json.dumps(record | {"code": "0" * 64}), encoding="utf-8")
+    else:
+        path.unlink()
+    assert digest.load(path, exports) is None
+    later = read_release(exports / NOVEMBER)
+    hashing.folders.clear()
+    result = _publish_with(exports, later, 2, path)
+    assert hashing.folders[0] == "2026.12.01", hashing.folders  # read as before
+    assert result.previous == "2026.12.01"
+
+
+def test_a_release_damaged_after_its_digest_was_kept_is_passed_over(scenario, tmp_path, hashing):
+    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
+    (exports / "2026.12.01" / "model_platforms.json").write_text("{}", encoding="utf-8")
+    result = _publish_with(exports, read_release(exports / NOVEMBER), 2, path)
+    assert result.previous == NOVEMBER_1  # the damaged one is not compared with
+
+
+def test_a_build_keeps_the_digest_of_the_release_it_published(scenario):
+    kept = digest.load(scenario.settings.warehouse / LAST_RELEASE, scenario.settings.exports)
+    assert kept is not None and kept.version == latest_version(scenario.settings.exports)
+
+
+def test_a_digest_that_cannot_be_kept_costs_the_next_publish_a_read_not_the_release(
+    scenario, tmp_path, hashing
+):
+    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    leftover = tmp_path / f"{LAST_RELEASE}.999.tmp"  # a build killed while saving one
+    leftover.write_bytes(b"{")
+    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
+    assert not leftover.exists() and digest.load(path, exports) is not None
+    nowhere = tmp_path / "gone" / LAST_RELEASE  # a folder that is not there: the write fails
+    result = _publish_with(exports, read_release(exports / NOVEMBER), 2, nowhere)
+    assert result.published and (exports / "2026.12.02" / "changes.json").is_file()
+    assert not nowhere.exists()

@@ -17,6 +17,7 @@ a release never says "no content changed".
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +29,7 @@ from pipeline.release.formatting import day, variant_label
 from pipeline.release.templates import markdown_table, render_markdown_template, table_text
 
 __all__ = [
+    "ReleaseView",
     "UnreadableRelease",
     "compare",
     "figure_key",
@@ -40,6 +42,7 @@ __all__ = [
     "release_info",
     "render_markdown",
     "summary_line",
+    "view_of",
 ]
 
 Documents = dict[str, dict[str, Any]]
@@ -394,11 +397,11 @@ def _compare_figures(
     return section, {"newly_stale": newly_stale, "fresh_again": fresh_again}
 
 
-def _compare_snapshots(old: Release, new: Release) -> dict[str, list[dict[str, Any]]]:
+def _compare_snapshots(old: ReleaseView, new: ReleaseView) -> dict[str, list[dict[str, Any]]]:
     """Provenance: `changed` lists each source cited by both releases whose cited snapshots differ
     (a re-captured page, even one with the same figures); `added` and `removed` hold the
     snapshots of sources only one release cites."""
-    before, after = _cited_snapshots(old), _cited_snapshots(new)
+    before, after = old.snapshots, new.snapshots
     return {
         "changed": [
             {"source": source, "old": before[source], "new": after[source]}
@@ -418,17 +421,16 @@ def _headline_key(item: dict[str, Any] | None) -> tuple[Any, ...] | None:
     return tuple(item[k] for k in ("display", "endpoint", "value", "tier", "stale"))
 
 
-def _compare_headlines(old: Release, new: Release) -> list[dict[str, Any]]:
-    before = {p.id: p for p in old.inference.providers}
-    after = {p.id: p for p in new.inference.providers}
+def _compare_headlines(old: ReleaseView, new: ReleaseView) -> list[dict[str, Any]]:
+    before, after = old.headlines, new.headlines
     changed = []
     for provider_id in sorted(before.keys() & after.keys()):
-        a, b = _headline(before[provider_id]), _headline(after[provider_id])
+        a, b = before[provider_id]["headline"], after[provider_id]["headline"]
         if _headline_key(a) == _headline_key(b):
             continue
         changed.append(
             {
-                "provider": {"id": provider_id, "name": after[provider_id].name},
+                "provider": {"id": provider_id, "name": after[provider_id]["name"]},
                 "old": a,
                 "new": b,
                 "relative_change": relative_change(
@@ -465,12 +467,43 @@ def _indexes(release: Release) -> dict[str, dict[Any, Any]]:
     }
 
 
-def _counts(release: Release, index: dict[str, dict[Any, Any]]) -> dict[str, int]:
+@dataclass(frozen=True)
+class ReleaseView:
+    """What a comparison reads of one release, as plain data (texts, numbers, lists, dicts;
+    tuples as keys): made once per release, and kept by a publish for the next one to compare
+    with, instead of reading and parsing the release again (pipeline/release/digest.py)."""
+
+    info: dict[str, Any]  # release_info
+    indexes: dict[str, dict[Any, Any]]  # _indexes
+    headline_count: int
+    # provider id -> its name and headline (_headline), in document order
+    headlines: dict[str, dict[str, Any]]
+    snapshots: dict[str, list[dict[str, Any]]]  # _cited_snapshots
+
+
+def view_of(release: Documents | Release | ReleaseView) -> ReleaseView:
+    """The view of a release's documents, models or view; raises UnreadableRelease when the
+    documents do not fit the contract."""
+    if isinstance(release, ReleaseView):
+        return release
+    parsed = parse_release(release)
+    providers = parsed.inference.providers
+    return ReleaseView(
+        info=release_info(parsed),
+        indexes=_indexes(parsed),
+        headline_count=sum(1 for p in providers if p.headline),
+        headlines={p.id: {"name": p.name, "headline": _headline(p)} for p in providers},
+        snapshots=_cited_snapshots(parsed),
+    )
+
+
+def _counts(view: ReleaseView) -> dict[str, int]:
+    index = view.indexes
     return {
         "providers": len(index["providers"]),
         "models": len(index["models"]),
         "figures": len(index["figures"]),
-        "headlines": sum(1 for p in release.inference.providers if p.headline),
+        "headlines": view.headline_count,
         "claims": len(index["claims"]),
         "platforms": len(index["platforms"]),
         "catalogue_entries": len(index["catalogue"]),
@@ -478,21 +511,22 @@ def _counts(release: Release, index: dict[str, dict[Any, Any]]) -> dict[str, int
     }
 
 
-def compare(old: Documents | Release | None, new: Documents | Release) -> dict[str, Any]:
+def compare(
+    old: Documents | Release | ReleaseView | None, new: Documents | Release | ReleaseView
+) -> dict[str, Any]:
     """The changes from release `old` to release `new` (None: `new` is the first release);
     raises UnreadableRelease when either does not fit the contract."""
-    new_release = parse_release(new)
-    after = _indexes(new_release)
-    old_release = parse_release(old) if old is not None else None
+    after_view = view_of(new)
+    before_view = view_of(old) if old is not None else None
     result: dict[str, Any] = {
-        "from": release_info(old_release) if old_release else None,
-        "to": release_info(new_release),
-        "first_release": old_release is None,
-        "contents": _counts(new_release, after),
+        "from": before_view.info if before_view else None,
+        "to": after_view.info,
+        "first_release": before_view is None,
+        "contents": _counts(after_view),
     }
-    if old_release is None:
+    if before_view is None:
         return result
-    before = _indexes(old_release)
+    before, after = before_view.indexes, after_view.indexes
     old_figures, new_figures = before["figures"], after["figures"]
     if any(key[3] is None for key in old_figures):
         # a release before schema 1.2 kept one figure per endpoint, metric and scope, whatever
@@ -511,7 +545,7 @@ def compare(old: Documents | Release | None, new: Documents | Release) -> dict[s
     result |= {
         "schema_version_changed": result["from"]["schema_version"]
         != result["to"]["schema_version"],
-        "headlines": _compare_headlines(old_release, new_release),
+        "headlines": _compare_headlines(before_view, after_view),
         "figures": figure_section,
         "stale": stale,
         "providers": added_removed("providers"),
@@ -520,7 +554,7 @@ def compare(old: Documents | Release | None, new: Documents | Release) -> dict[s
         "catalogue": added_removed("catalogue", CATALOGUE_FIELDS),
         "claims": added_removed("claims", CLAIM_FIELDS),
         "sources": added_removed("sources", ("tier",), key="tier_changed"),
-        "snapshots": _compare_snapshots(old_release, new_release),
+        "snapshots": _compare_snapshots(before_view, after_view),
     }
     return result
 

@@ -40,15 +40,19 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pipeline.release.changelog import (
+    ReleaseView,
     UnreadableRelease,
     compare,
     parse_release,
     render_markdown,
     summary_line,
+    view_of,
 )
 from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, check, schema_path
 from pipeline.release.datapackage import build_datapackage, resource_hash
+from pipeline.release.digest import load as load_digest
+from pipeline.release.digest import save as save_digest
 from pipeline.release.jsonio import dumps
 from pipeline.support.faults import pause_point
 from pipeline.support.locking import wait_for_flock
@@ -527,11 +531,14 @@ def previous_release(
     *,
     read: ReadRelease | None = None,
     usable: Callable[[Documents], bool] | None = None,
-) -> tuple[str | None, Release | None]:
+    known: Mapping[str, ReleaseView] | None = None,
+) -> tuple[str | None, Release | ReleaseView | None]:
     """The newest complete release before `version`, parsed; (None, None) for the first. Walks
     newest-first and stops at the first complete one, so each publish hashes one earlier release
     (once: reading it is the check), however long the history grows. With `usable`, a release
-    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped."""
+    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped.
+    `known`: the changelog's views of releases at hand (the last publish's digest), given
+    instead of parsing their documents."""
     read = read or _reader(exports_dir)
     for candidate in reversed(list_versions(exports_dir)):
         if version_key(candidate) >= version_key(version):
@@ -539,6 +546,8 @@ def previous_release(
         documents = read(candidate)
         if documents is None or (usable is not None and not usable(documents)):
             continue  # damaged (a hand edit, a bad disk): compare with the one before it
+        if known and candidate in known:
+            return candidate, known[candidate]
         try:
             return candidate, parse_release(documents)
         except UnreadableRelease:
@@ -581,6 +590,7 @@ def publish_release(
     take_latest: bool = False,
     parsed: Callable[[str], Release] | None = None,
     begin: Sequence[Begin] = (),
+    digest: Path | None = None,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
@@ -600,18 +610,29 @@ def publish_release(
 
     `begin`: work on more release content begun as soon as the lock is held, beside the plan
     and the changelog (the Parquet files, written by a process of their own), and stopped when
-    nothing is published."""
+    nothing is published.
+
+    `digest`: where the build keeps the last published release as the next publish needs it
+    (pipeline/release/digest.py): read instead of that release while it describes it, and
+    written for the release published."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
         read = _reader(exports_dir)
         checked = _checked_once(check) if check is not None else None
+        last = load_digest(digest, exports_dir) if digest is not None else None
+        known = {last.version: last} if last is not None else {}
+
+        def head(version: str) -> Documents | None:
+            """A release's envelopes (all but the figures): from the digest when it describes
+            that release, else read whole; None when it is damaged."""
+            return known[version].envelopes if version in known else read(version)
 
         def cites_only_good(documents: Documents) -> bool:
             return checked is None or not unusable_citations(documents, checked)
 
         def usable(version: str) -> bool:
-            documents = read(version)
+            documents = head(version)
             return documents is not None and cites_only_good(documents)
 
         # the staging folder is made, and the work beside the changelog begun, before the
@@ -621,7 +642,7 @@ def publish_release(
         try:
             for start in begin:
                 begun.append(start(staging))
-            plan = plan_release(exports_dir, data_date, render, read=read)
+            plan = plan_release(exports_dir, data_date, render, read=head)
             refused = unusable_citations(plan.documents, checked) if checked is not None else []
             if refused:
                 raise PublishError(
@@ -629,11 +650,11 @@ def publish_release(
                     f"snapshot(s) that are no longer good ({refused[0]}); build again to read "
                     "their sources from their last good snapshots"
                 )
-            if take_latest and not plan.is_new and read(plan.version) is None:
+            if take_latest and not plan.is_new and head(plan.version) is None:
                 # its twin is damaged
                 plan = plan_release(exports_dir, data_date, render, new=True)
             current = latest_version(exports_dir) if take_latest else None
-            if current is not None and read(current) is None:
+            if current is not None and head(current) is None:
                 current = None  # damaged: nothing to replace, the usual rules pass over it
             # latest names a newer release than this build's: this build replaces it
             replaced = (
@@ -667,11 +688,13 @@ def publish_release(
                 previous, old = previous_release(
                     exports_dir,
                     plan.version,
-                    read=read,
+                    read=head,
                     usable=cites_only_good if checked is not None else None,
+                    known={version: d.view for version, d in known.items()},
                 )
             release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
-            changes = compare(old, release)
+            view = view_of(release)
+            changes = compare(old, view)
             notes = [dict(note) for note in notes]
             if replaced is not None:
                 notes.append(
@@ -686,6 +709,8 @@ def publish_release(
             path = write_release(
                 exports_dir, plan.version, files, populate, staging=staging, begun=begun
             )
+            if digest is not None:
+                save_digest(digest, path, [*EXPORT_FILES, DATAPACKAGE], plan.documents, view)
             if take_latest:
                 point_latest_at(exports_dir, plan.version)
             else:

@@ -21,6 +21,7 @@ from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import markdown_table, parse_release
 from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, problems
+from pipeline.release.digest import LAST_RELEASE
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
@@ -208,6 +209,7 @@ def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.Materiali
             check=citation_check(speedbook.store(), speedbook.listing(), verified),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
             parsed=parsed,
+            digest=settings.warehouse / LAST_RELEASE,
         )
     if result.cleaned:
         report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
