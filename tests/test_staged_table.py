@@ -1,19 +1,28 @@
 """Staged rows are built in Arrow with the models' types (`staged_table`) and take the pandas path
 (a DataFrame from row dicts, Pandera's coercion) only when that fails: both give the same table
 for every bundled snapshot, and a chunk with a snapshot whose values Arrow cannot hold, or whose
-rows break their model, still stages the others."""
+rows break their model, still stages the others. The Arrow table is checked in SQL first
+(`passes_in_sql`); Pandera reads it only when SQL finds a row or a key to doubt."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 import pytest
 from conftest import BUNDLED_RAW
 
-from pipeline.extract import PARSERS
-from pipeline.extract.base import Records, SnapshotInput, deferred, frame_of, staged_table
+from pipeline.extract import PARSERS, staging
+from pipeline.extract.base import (
+    Records,
+    SnapshotInput,
+    deferred,
+    frame_of,
+    passes_in_sql,
+    staged_table,
+)
 from pipeline.extract.base import validate_frame as pandas_validated
 from pipeline.extract.staging import _checked_table
 from pipeline.normalise.reviewed import ReviewedFiles
@@ -42,6 +51,12 @@ def _parsed() -> dict[str, list[Records]]:
 
 
 PARSED = _parsed()
+
+
+@pytest.fixture
+def checker():
+    with duckdb.connect() as con:
+        yield con
 
 
 def _pandas_path(name: str, parts: list[Records]) -> pa.Table:
@@ -82,7 +97,7 @@ def test_a_row_that_dates_itself_keeps_its_date_and_the_others_take_the_snapshot
     assert table.column("snapshot_id").to_pylist() == ["a/1", "b/2"]
 
 
-def test_a_value_arrow_cannot_hold_goes_the_pandas_path_and_the_rest_of_the_chunk_stays():
+def test_a_value_arrow_cannot_hold_goes_the_pandas_path_and_the_rest_of_the_chunk_stays(checker):
     parts = [records for records in PARSED["openrouter_endpoint_stats"] if records]
     good = parts[0]
     odd = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "odd/1"})
@@ -90,18 +105,18 @@ def test_a_value_arrow_cannot_hold_goes_the_pandas_path_and_the_rest_of_the_chun
     with pytest.raises(pa.ArrowException):
         staged_table("openrouter_endpoint_stats", [good, odd])
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", [good, odd], failed)
+    table = _checked_table("openrouter_endpoint_stats", [good, odd], failed, checker)
     assert failed == {}
     assert table.num_rows == 2 * len(good)
     assert table.column("value").to_pylist()[len(good)] == 12.5
 
 
-def test_a_snapshot_whose_rows_break_the_model_is_named_and_the_others_are_kept():
+def test_a_snapshot_whose_rows_break_the_model_is_named_and_the_others_are_kept(checker):
     good = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
     bad = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "bad/1"})
     bad[0]["value"] = -3.0
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", [good, bad], failed)
+    table = _checked_table("openrouter_endpoint_stats", [good, bad], failed, checker)
     assert list(failed) == ["bad/1"] and "value" in failed["bad/1"]
     assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
 
@@ -137,19 +152,19 @@ def test_a_nan_is_a_null_on_both_paths():
     )
 
 
-def test_an_integer_beyond_64_bits_goes_the_pandas_path_and_rejects_its_snapshot():
+def test_an_integer_beyond_64_bits_goes_the_pandas_path_and_rejects_its_snapshot(checker):
     good = next(records for records in PARSED["openrouter_endpoints"] if records)
     odd = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "odd/1"})
     odd[0]["context_length"] = 10**30  # an integer column
     with pytest.raises(OverflowError):
         staged_table("openrouter_endpoints", [good, odd])
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoints", [good, odd], failed)
+    table = _checked_table("openrouter_endpoints", [good, odd], failed, checker)
     assert list(failed) == ["odd/1"]
     assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
 
 
-def test_a_null_where_the_model_allows_none_goes_the_pandas_path():
+def test_a_null_where_the_model_allows_none_goes_the_pandas_path(checker):
     """Pandera coerces a null flag to False on the frame it checks; the table inserted must not
     keep the null (the staging column is NOT NULL, and the chunk would fail)."""
     template = next(records for records in PARSED["openrouter_endpoints"] if records)
@@ -158,5 +173,56 @@ def test_a_null_where_the_model_allows_none_goes_the_pandas_path():
     with pytest.raises(ValueError, match="quantization_known"):
         staged_table("openrouter_endpoints", [records])
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoints", [records], failed)
+    table = _checked_table("openrouter_endpoints", [records], failed, checker)
     assert table.column("quantization_known").null_count == 0  # as the pandas path always did
+
+
+@pytest.mark.parametrize("name", sorted(PARSED))
+def test_every_bundled_frame_passes_in_sql_as_it_passes_pandera(name, checker):
+    table = staged_table(name, PARSED[name])
+    pandas_validated(name, table.to_pandas())
+    assert passes_in_sql(checker, name, table)
+
+
+def test_rows_that_pass_in_sql_are_not_read_by_pandera(checker, monkeypatch):
+    read: list[str] = []
+    monkeypatch.setattr(staging, "validate_frame", lambda name, frame: read.append(name))
+    parts = PARSED["openrouter_endpoint_stats"]
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoint_stats", parts, failed, checker)
+    assert read == [] and failed == {}
+    assert table.num_rows == sum(len(records) for records in parts)
+
+
+def test_a_repeated_key_fails_in_sql_and_pandera_names_its_snapshot(checker):
+    good = next(records for records in PARSED["openrouter_endpoints"] if len(records) > 1)
+    twice = Records([dict(good[0]), dict(good[0])], {**good.provenance, "snapshot_id": "twice/1"})
+    assert not passes_in_sql(
+        checker, "openrouter_endpoints", staged_table("openrouter_endpoints", [twice])
+    )
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoints", [good, twice], failed, checker)
+    assert list(failed) == ["twice/1"]
+    assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
+
+
+def test_a_broken_check_fails_in_sql(checker):
+    good = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    bad = Records([dict(row) for row in good], good.provenance)
+    bad[0]["value"] = -3.0
+    assert passes_in_sql(
+        checker, "openrouter_endpoint_stats", staged_table("openrouter_endpoint_stats", [good])
+    )
+    assert not passes_in_sql(
+        checker, "openrouter_endpoint_stats", staged_table("openrouter_endpoint_stats", [bad])
+    )
+
+
+def test_where_sql_doubts_rows_pandera_passes_pandera_decides(checker, monkeypatch):
+    """The SQL form of a check may be stricter than Pandera's (RE2 against Python's re), never
+    looser: rows it doubts are kept when Pandera passes them."""
+    monkeypatch.setattr(staging, "passes_in_sql", lambda con, name, table: False)
+    parts = PARSED["openrouter_endpoint_stats"]
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoint_stats", parts, failed, checker)
+    assert failed == {} and table.num_rows == sum(len(records) for records in parts)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pandera.errors as pa_errors
@@ -19,6 +20,7 @@ from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.ddl import arrow_schema
 from pipeline.schema.ddl import columns as ddl_columns
+from pipeline.schema.sql_checks import UntranslatableCheck, failing_rows
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.text import TextDecodeError, decode_text
@@ -191,6 +193,42 @@ def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
     if not pa.types.is_floating(column.type):
         return column
     return pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+
+
+def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Table) -> bool:
+    """Whether a staged Arrow table (`staged_table`: the model's columns and types) passes its
+    model's checks, asked of DuckDB where the table is (`con`, any connection): the row and frame
+    checks as SQL (pipeline/schema/sql_checks.py, never looser than Pandera) and the model's
+    keys. True means Pandera would pass it too, at a tenth of its time (one OpenRouter poll's
+    four frames: 0.04 s against 0.3 s); False leaves the verdict, and its words, to Pandera, as
+    does a model with a check that has no SQL form."""
+    model = FRAMES[frame_name]
+    try:
+        failing = failing_rows(model)
+    except UntranslatableCheck:
+        return False
+    schema = model.to_schema()
+    keys = [list(schema.unique)] if schema.unique else []
+    keys += [[name] for name, column in schema.columns.items() if column.unique]
+    # Pandera's keys, as pandas' duplicated() reads them: nulls equal each other, as in GROUP BY
+    repeated = [
+        f"(SELECT count(*) FROM (SELECT 1 FROM {_STAGED} GROUP BY "
+        + ", ".join(f'"{name}"' for name in key)
+        + " HAVING count(*) > 1))"
+        for key in keys
+    ]
+    con.register(_STAGED, table)
+    try:
+        # fetchall: a result left unfinished would keep the connection from unregistering
+        (found,) = con.execute(
+            f"SELECT count(*) FILTER (WHERE {failing}), {', '.join(repeated) or '0'} FROM {_STAGED}"
+        ).fetchall()
+    finally:
+        con.unregister(_STAGED)
+    return not any(found)
+
+
+_STAGED = "staged_rows"  # the name a staged table is read by in passes_in_sql
 
 
 def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:

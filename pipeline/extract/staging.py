@@ -33,7 +33,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
-from pipeline.extract.base import Records, deferred, frame_of, staged_table, validate_frame
+from pipeline.extract.base import (
+    Records,
+    deferred,
+    frame_of,
+    passes_in_sql,
+    staged_table,
+    validate_frame,
+)
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import (
     FileKey,
@@ -213,8 +220,10 @@ def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
             parts.setdefault(name, []).append(rows)
     chunk.parse_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    for name, frame_parts in parts.items():
-        chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed)
+    # the chunk's tables are checked in SQL by a DuckDB of the worker's own, in memory
+    with duckdb.connect(config={"threads": 1}) as checker:
+        for name, frame_parts in parts.items():
+            chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed, checker)
     for sid in chunk.failed:
         chunk.counts.pop(sid, None)
     if chunk.failed:  # a snapshot that failed one frame is left out of all of them
@@ -227,15 +236,19 @@ def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     return chunk
 
 
-def _checked_table(name: str, parts: list[Records], failed: dict[str, str]) -> pa.Table:
+def _checked_table(
+    name: str, parts: list[Records], failed: dict[str, str], checker: duckdb.DuckDBPyConnection
+) -> pa.Table:
     """A frame's rows of a chunk's snapshots, validated, as Arrow (the writer then only inserts,
-    and Arrow pickles cheaply). Built in Arrow with the model's types and validated in one
-    Pandera call; where that fails, the rows go the pandas path, where Pandera coerces, and each
-    snapshot of a frame that fails is validated alone to name the culprits (recorded in
-    `failed`), so the rest of the chunk is still good."""
+    and Arrow pickles cheaply). Built in Arrow with the model's types and checked in SQL by
+    `checker` (`passes_in_sql`), or where that fails in one Pandera call; where Pandera fails
+    too, the rows go the pandas path, where Pandera coerces, and each snapshot of a frame that
+    fails is validated alone to name the culprits (recorded in `failed`), so the rest of the
+    chunk is still good."""
     try:
         table = staged_table(name, parts)
-        validate_frame(name, table.to_pandas())
+        if not passes_in_sql(checker, name, table):
+            validate_frame(name, table.to_pandas())
         return table
     except (ValueError, OverflowError, pa.ArrowException):
         pass
