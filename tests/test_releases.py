@@ -796,6 +796,9 @@ def test_a_warehouse_that_missed_releases_catches_up_from_the_folders(scenario, 
 # --- the last release's digest (pipeline/release/digest.py) ------------------------------------
 
 
+FILES = [*EXPORT_FILES, publish.DATAPACKAGE]  # what a digest vouches for of its release
+
+
 def _publish_with(exports: Path, documents: dict, day: int, digest: Path | None):
     stamp = {"data_date": f"2026-12-{day:02d}T00:00:00Z"}
 
@@ -812,8 +815,8 @@ def test_a_digest_gives_back_the_view_it_was_made_from(scenario, tmp_path):
     documents = read_release(folder)
     view = view_of(documents)
     path = tmp_path / LAST_RELEASE
-    digest.save(path, folder, [*EXPORT_FILES, publish.DATAPACKAGE], documents, view)
-    kept = digest.load(path, scenario.settings.exports)
+    digest.save(path, folder, FILES, documents, view)
+    kept = digest.load(path, scenario.settings.exports, FILES)
     assert kept is not None and kept.version == NOVEMBER_1
     assert kept.view == view  # tuple keys, nulls and floats as they were
     assert kept.envelopes == digest.envelopes(documents)
@@ -829,7 +832,7 @@ def test_a_publish_compares_with_the_digest_and_writes_what_reading_the_release_
     exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
     _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    assert digest.load(path, exports).version == "2026.12.01"  # type: ignore[union-attr]
+    assert digest.load(path, exports, FILES).version == "2026.12.01"  # type: ignore[union-attr]
     reading = tmp_path / "reading"
     shutil.copytree(exports, reading, symlinks=True)  # other inodes: the digest is not theirs
     later = read_release(exports / NOVEMBER)  # Groq's figure of June: a changed figure
@@ -841,10 +844,12 @@ def test_a_publish_compares_with_the_digest_and_writes_what_reading_the_release_
         assert (kept.path / name).read_bytes() == (read.path / name).read_bytes()
     assert json.loads((kept.path / "changes.json").read_bytes())["figures"]["changed"]
     assert kept.summary == read.summary and kept.previous == read.previous == "2026.12.01"
-    assert digest.load(path, exports).version == "2026.12.02"  # type: ignore[union-attr]
+    assert digest.load(path, exports, FILES).version == "2026.12.02"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("change", ["export edited", "garbage", "other code", "none"])
+@pytest.mark.parametrize(
+    "change", ["export edited", "garbage", "other code", "no files named", "none"]
+)
 def test_a_digest_that_does_not_describe_the_release_is_not_used(
     scenario, tmp_path, hashing, change
 ):
@@ -859,9 +864,12 @@ def test_a_digest_that_does_not_describe_the_release_is_not_used(
     elif change == "other code":
         record = json.loads(path.read_bytes())
         path.write_text(json.dumps(record | {"code": "0" * 64}), encoding="utf-8")
+    elif change == "no files named":  # nothing to vouch for: not a digest of the release
+        record = json.loads(path.read_bytes())
+        path.write_text(json.dumps(record | {"files": {}}), encoding="utf-8")
     else:
         path.unlink()
-    assert digest.load(path, exports) is None
+    assert digest.load(path, exports, FILES) is None
     later = read_release(exports / NOVEMBER)
     hashing.folders.clear()
     result = _publish_with(exports, later, 2, path)
@@ -879,7 +887,7 @@ def test_a_release_damaged_after_its_digest_was_kept_is_passed_over(scenario, tm
 
 
 def test_a_build_keeps_the_digest_of_the_release_it_published(scenario):
-    kept = digest.load(scenario.settings.warehouse / LAST_RELEASE, scenario.settings.exports)
+    kept = digest.load(scenario.settings.warehouse / LAST_RELEASE, scenario.settings.exports, FILES)
     assert kept is not None and kept.version == latest_version(scenario.settings.exports)
 
 
@@ -891,7 +899,7 @@ def test_a_digest_that_cannot_be_kept_costs_the_next_publish_a_read_not_the_rele
     leftover = tmp_path / f"{LAST_RELEASE}.999.tmp"  # a build killed while saving one
     leftover.write_bytes(b"{")
     _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    assert not leftover.exists() and digest.load(path, exports) is not None
+    assert not leftover.exists() and digest.load(path, exports, FILES) is not None
     nowhere = tmp_path / "gone" / LAST_RELEASE  # a folder that is not there: the write fails
     result = _publish_with(exports, read_release(exports / NOVEMBER), 2, nowhere)
     assert result.published and (exports / "2026.12.02" / "changes.json").is_file()

@@ -1,8 +1,10 @@
 """What changed between two releases, computed from their export documents alone.
 
 Pure functions: `compare(old, new)` takes the three export documents of each release (`old` is
-None for the first release), parses them into the contract's models and returns the changes as a
-JSON-ready dict (written as changes.json); `render_markdown` writes it for people (CHANGELOG.md,
+None for the first release), parses them into the contract's models, reads of each what it
+compares (`view_of`: a `ReleaseView`, plain data a publish keeps for the next one,
+pipeline/release/digest.py; a view is accepted in place of documents) and returns the changes as
+a JSON-ready dict (written as changes.json); `render_markdown` writes it for people (CHANGELOG.md,
 from templates/changelog.md.jinja) and `summary_line` in one line. Working only from the exports
 means any two published folders can be compared, whatever warehouse built them; a release of an
 earlier schema version is read in today's shape (contract/legacy.py).

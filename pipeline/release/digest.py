@@ -117,9 +117,11 @@ def _record(
     }
 
 
-def load(path: Path, exports_dir: Path) -> Digest | None:
-    """The digest at `path` when it describes a release of `exports_dir` as it is on disk, and
-    was made by this code; None otherwise."""
+def load(path: Path, exports_dir: Path, files: Iterable[str]) -> Digest | None:
+    """The digest at `path` when it describes a release of `exports_dir` as it is on disk (each
+    of its `files`, as `save` was given them), and was made by this code; None otherwise. Like
+    the warehouse beside it, the file is the build's own state: its envelopes and view are taken
+    as written once the release's files and the code are found to be those it names."""
     try:
         if path.stat().st_size > MAX_BYTES:
             return None
@@ -130,6 +132,7 @@ def load(path: Path, exports_dir: Path) -> Digest | None:
             Path(version).name != version  # a folder name, not a path out of exports_dir
             or record["format"] != FORMAT
             or record["code"] != _code()
+            or sorted(record["files"]) != sorted(files)
             or Path(record["folder"]) != folder.resolve()
             or record["files"] != _identity(folder, record["files"])
         ):

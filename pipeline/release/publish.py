@@ -620,7 +620,8 @@ def publish_release(
         cleaned = tuple(clean_leftovers(exports_dir))
         read = _reader(exports_dir)
         checked = _checked_once(check) if check is not None else None
-        last = load_digest(digest, exports_dir) if digest is not None else None
+        complete = [*EXPORT_FILES, DATAPACKAGE]  # what a release folder's check reads
+        last = load_digest(digest, exports_dir, complete) if digest is not None else None
         known = {last.version: last} if last is not None else {}
 
         def head(version: str) -> Documents | None:
@@ -710,7 +711,7 @@ def publish_release(
                 exports_dir, plan.version, files, populate, staging=staging, begun=begun
             )
             if digest is not None:
-                save_digest(digest, path, [*EXPORT_FILES, DATAPACKAGE], plan.documents, view)
+                save_digest(digest, path, complete, plan.documents, view)
             if take_latest:
                 point_latest_at(exports_dir, plan.version)
             else:
