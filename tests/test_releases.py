@@ -707,6 +707,8 @@ def test_history_rows_are_the_changelog_figures(scenario):
     assert groq["snapshot_id"].startswith(f"{AA_LLAMA}/20261129T120000Z-")
     headlines = [p for p in documents["inference.json"]["providers"] if p.get("headline")]
     assert sum(r["is_headline"] for r in rows) == len(headlines)
+    # a publish hands the history its changelog's view: the same rows, not read again
+    assert figure_rows(NOVEMBER_1, documents, view_of(documents).indexes["figures"]) == rows
 
 
 def test_one_publisher_at_a_time(scenario, tmp_path):

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import (
+    FigureKey,
     UnreadableRelease,
     figures,
     headline_keys,
@@ -89,14 +90,17 @@ def _time(text: str | None) -> datetime | None:
 
 
 def figure_rows(
-    version: str, documents: Mapping[str, dict[str, Any]] | Release
+    version: str,
+    documents: Mapping[str, dict[str, Any]] | Release,
+    read: Mapping[FigureKey, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per live figure of a release's inference.json, flagged when it is the headline.
-    The figures are read by changelog.figures, so history and changelogs see the same ones."""
+    The figures are read by changelog.figures, so history and changelogs see the same ones;
+    `read`: them as the publish's changelog already read them (its view of the release)."""
     release = documents if isinstance(documents, Release) else parse_release(dict(documents))
     headlines = headline_keys(release)
     rows = []
-    for key, figure in figures(release).items():
+    for key, figure in (figures(release) if read is None else read).items():
         variant = figure["variant"] or {}
         rows.append(
             {
@@ -167,7 +171,8 @@ def release_row(
         previous, summary = None, "no changes.json in this release"
     exports = (release.inference, release.platforms, release.catalog)
     snapshots = sorted({s.id for export in exports for s in export.snapshots})
-    live = figure_rows(version, release)
+    view = written.view if written is not None and release is written.release else None
+    live = figure_rows(version, release, view.indexes["figures"] if view is not None else None)
     row = {
         "version": version,
         "data_date": _time(head.data_date),

@@ -564,6 +564,7 @@ class Written:
     files: Mapping[str, bytes]
     release: Release
     changes: dict[str, Any]
+    view: ReleaseView | None = None  # what the changelog read of `release` (its figures)
 
 
 @dataclass(frozen=True)
@@ -731,7 +732,7 @@ def publish_release(
                 previous=previous,
                 summary=summary,
                 cleaned=cleaned,
-                written=Written(files, release, changes),
+                written=Written(files, release, changes, view),
             )
         except BaseException:
             _abandon(staging, begun)
