@@ -178,12 +178,24 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
     assert json.loads(lines[-1]) == [0, []]
 
 
-def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path):
-    """A build freezes what it sets its run up with (pipeline/support/bulk.py); a process that
-    runs many builds (the tests, a notebook) gets the collector back enabled and nothing frozen."""
+def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path, monkeypatch):
+    """A build freezes what it sets its run up with (pipeline/support/bulk.py), and its steps run
+    with it frozen; a process that runs many builds (the tests, a notebook) gets the collector
+    back enabled and nothing frozen."""
+    from pipeline.dagster.assets import release
+
     settings = copy_of(built, tmp_path)
     add_kimi_page(settings)
+    frozen_in_steps: list[int] = []
+    publish = release.publish_release
+
+    def publishing(*args, **kwargs):
+        frozen_in_steps.append(gc.get_freeze_count())
+        return publish(*args, **kwargs)
+
+    monkeypatch.setattr(release, "publish_release", publishing)
     assert execute(settings).success
+    assert frozen_in_steps and frozen_in_steps[0] > 100_000  # modules, definitions, instance
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 

@@ -195,6 +195,9 @@ def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
 
 
+_STAGED = "staged_rows"  # the name a staged table is read by in passes_in_sql
+
+
 def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Table) -> bool:
     """Whether a staged Arrow table (`staged_table`: the model's columns and types) passes its
     model's checks, asked of DuckDB where the table is (`con`, any connection): the row and frame
@@ -226,9 +229,6 @@ def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Tab
     finally:
         con.unregister(_STAGED)
     return not any(found)
-
-
-_STAGED = "staged_rows"  # the name a staged table is read by in passes_in_sql
 
 
 def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:
