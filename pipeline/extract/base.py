@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
+from pipeline.schema.core import unique_key
 from pipeline.schema.ddl import arrow_schema
 from pipeline.schema.ddl import columns as ddl_columns
 from pipeline.schema.sql_checks import UntranslatableCheck, failing_rows
@@ -201,30 +202,27 @@ _STAGED = "staged_rows"  # the name a staged table is read by in passes_in_sql
 def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Table) -> bool:
     """Whether a staged Arrow table (`staged_table`: the model's columns and types) passes its
     model's checks, asked of DuckDB where the table is (`con`, any connection): the row and frame
-    checks as SQL (pipeline/schema/sql_checks.py, never looser than Pandera) and the model's
-    keys. True means Pandera would pass it too, at a tenth of its time (one OpenRouter poll's
-    four frames: 0.04 s against 0.3 s); False leaves the verdict, and its words, to Pandera, as
-    does a model with a check that has no SQL form."""
+    checks as SQL (pipeline/schema/sql_checks.py, never looser than Pandera) and the model's key
+    (`unique_key`, as the warehouse's checks read it). True means Pandera would pass it too, at a
+    tenth of its time (one OpenRouter poll's four frames: 0.04 s against 0.3 s); False leaves the
+    verdict, and its words, to Pandera, as does a model with a check that has no SQL form."""
     model = FRAMES[frame_name]
     try:
         failing = failing_rows(model)
     except UntranslatableCheck:
         return False
-    schema = model.to_schema()
-    keys = [list(schema.unique)] if schema.unique else []
-    keys += [[name] for name, column in schema.columns.items() if column.unique]
-    # Pandera's keys, as pandas' duplicated() reads them: nulls equal each other, as in GROUP BY
-    repeated = [
-        f"(SELECT count(*) FROM (SELECT 1 FROM {_STAGED} GROUP BY "
-        + ", ".join(f'"{name}"' for name in key)
-        + " HAVING count(*) > 1))"
-        for key in keys
-    ]
+    key = ", ".join(f'"{name}"' for name in unique_key(model))  # the warehouse checks' key
+    # a key held twice, as pandas' duplicated() finds it: nulls equal each other, as in GROUP BY
+    repeated = (
+        f"(SELECT count(*) FROM (SELECT 1 FROM {_STAGED} GROUP BY {key} HAVING count(*) > 1))"
+        if key
+        else "0"
+    )
     con.register(_STAGED, table)
     try:
         # fetchall: a result left unfinished would keep the connection from unregistering
         (found,) = con.execute(
-            f"SELECT count(*) FILTER (WHERE {failing}), {', '.join(repeated) or '0'} FROM {_STAGED}"
+            f"SELECT count(*) FILTER (WHERE {failing}), {repeated} FROM {_STAGED}"
         ).fetchall()
     finally:
         con.unregister(_STAGED)

@@ -171,8 +171,8 @@ def release_row(
         previous, summary = None, "no changes.json in this release"
     exports = (release.inference, release.platforms, release.catalog)
     snapshots = sorted({s.id for export in exports for s in export.snapshots})
-    view = written.view if written is not None and release is written.release else None
-    live = figure_rows(version, release, view.indexes["figures"] if view is not None else None)
+    read = written.view.indexes["figures"] if written and release is written.release else None
+    live = figure_rows(version, release, read)
     row = {
         "version": version,
         "data_date": _time(head.data_date),

@@ -564,7 +564,7 @@ class Written:
     files: Mapping[str, bytes]
     release: Release
     changes: dict[str, Any]
-    view: ReleaseView | None = None  # what the changelog read of `release` (its figures)
+    view: ReleaseView  # what the changelog read of `release` (its figures, for the history)
 
 
 @dataclass(frozen=True)
@@ -623,12 +623,11 @@ def publish_release(
         checked = _checked_once(check) if check is not None else None
         complete = [*EXPORT_FILES, DATAPACKAGE]  # what a release folder's check reads
         last = load_digest(digest, exports_dir, complete) if digest is not None else None
-        known = {last.version: last} if last is not None else {}
 
         def head(version: str) -> Documents | None:
             """A release's envelopes (all but the figures): from the digest when it describes
             that release, else read whole; None when it is damaged."""
-            return known[version].envelopes if version in known else read(version)
+            return last.envelopes if last is not None and last.version == version else read(version)
 
         def cites_only_good(documents: Documents) -> bool:
             return checked is None or not unusable_citations(documents, checked)
@@ -692,7 +691,7 @@ def publish_release(
                     plan.version,
                     read=head,
                     usable=cites_only_good if checked is not None else None,
-                    known={version: d.view for version, d in known.items()},
+                    known={last.version: last.view} if last is not None else None,
                 )
             release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
             view = view_of(release)

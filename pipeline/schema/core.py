@@ -34,8 +34,9 @@ class CoreTable(pa.DataFrameModel):
         coerce = True
 
 
-def unique_key(model: type[CoreTable]) -> tuple[str, ...]:
-    """The columns a table's model holds unique: its Config's key, else its one unique column."""
+def unique_key(model: type[pa.DataFrameModel]) -> tuple[str, ...]:
+    """The columns a table's or a staged frame's model holds unique: its Config's key, else its
+    one unique column."""
     schema = model.to_schema()
     if schema.unique:
         return tuple(schema.unique)

@@ -28,14 +28,11 @@ def long_lived_objects() -> Iterator[None]:
     a build imports, Dagster's definitions and instance: a million objects), then leave them out
     of its scans (`gc.freeze`) before it resumes. Its first collection would otherwise scan all
     of them at once, and every full collection after it again. `thawed_at_end` hands them back."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+    with bulk_objects():
+        try:
+            yield
+        finally:
+            gc.freeze()  # still paused: the collector never sees them young
 
 
 @contextmanager
