@@ -853,7 +853,7 @@ def test_a_publish_compares_with_the_digest_and_writes_what_reading_the_release_
 
 
 @pytest.mark.parametrize(
-    "change", ["export edited", "garbage", "other code", "no files named", "none"]
+    "change", ["export edited", "garbage", "other code", "no files named", "a path", "none"]
 )
 def test_a_digest_that_does_not_describe_the_release_is_not_used(
     scenario, tmp_path, hashing, change
@@ -872,6 +872,10 @@ def test_a_digest_that_does_not_describe_the_release_is_not_used(
     elif change == "no files named":  # nothing to vouch for: not a digest of the release
         record = json.loads(path.read_bytes())
         path.write_text(json.dumps(record | {"files": {}}), encoding="utf-8")
+    elif change == "a path":  # the same folder, named by a path out of exports/ and back
+        record = json.loads(path.read_bytes())
+        version = f"../{exports.name}/2026.12.01"
+        path.write_text(json.dumps(record | {"version": version}), encoding="utf-8")
     else:
         path.unlink()
     assert digest.load(path, exports, FILES) is None
