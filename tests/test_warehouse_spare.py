@@ -6,7 +6,10 @@ name of the warehouse itself). Real DuckDB files and, for readers, real processe
 from __future__ import annotations
 
 import errno
+import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +24,17 @@ from pipeline.support.apart import Stopped
 from pipeline.support.settings import Settings
 from pipeline.warehouse import spare as module
 from pipeline.warehouse import swap as swap_module
-from pipeline.warehouse.spare import SPARE_DATABASE, refresh
+from pipeline.warehouse.spare import (
+    SPARE_DATABASE,
+    SPARE_LOCK,
+    SPARE_LOG,
+    SPARE_STATE,
+    keep_current,
+    keep_current_after,
+    refresh,
+    spare_lock,
+    take_current,
+)
 from pipeline.warehouse.swap import working_copy
 
 BLOCK = 64 * 1024
@@ -164,7 +177,16 @@ def _build(settings: Settings, run_id: str, rows: int) -> int:
     return working.copy_written_bytes
 
 
-def test_successive_builds_reuse_the_replaced_warehouse(tmp_path):
+def _settled(settings: Settings) -> None:
+    """Wait for the update of the spare a build started after its commit."""
+    with spare_lock(settings.warehouse / SPARE_DATABASE) as held:
+        assert held
+
+
+def test_successive_builds_reuse_the_replaced_warehouse(tmp_path, monkeypatch):
+    """Updated by the next build (the switch's `next-build`): the build compares and writes
+    what differs."""
+    monkeypatch.setenv(swap_module.SPARE_SWITCH, swap_module.SPARE_AT_NEXT_BUILD)
     settings = _settings(tmp_path)
     _database(settings.database, 2_000_000)
     size = settings.database.stat().st_size
@@ -179,6 +201,30 @@ def test_successive_builds_reuse_the_replaced_warehouse(tmp_path):
     _build(settings, "three", 5)
     assert _count(settings.database) == 2_000_025
     assert _count(spare) == 2_000_020
+    assert not (settings.warehouse / SPARE_STATE).exists()
+
+
+def test_the_spare_brought_up_to_date_after_a_build_is_the_next_copy_as_it_is(tmp_path):
+    """By default the update runs after the commit, in a process that outlives the build; the
+    next build takes the spare without reading it, and builds still stack."""
+    settings = _settings(tmp_path)
+    _database(settings.database, 2_000_000)
+    spare = settings.warehouse / SPARE_DATABASE
+    size = settings.database.stat().st_size
+    assert _build(settings, "one", 10) == size  # no spare yet: copied whole
+    for run, rows, total in (("two", 10, 2_000_020), ("three", 5, 2_000_025)):
+        _settled(settings)
+        assert _bytes(spare) == _bytes(settings.database)
+        assert " written" in (settings.warehouse / SPARE_LOG).read_text()
+        with working_copy(settings, None, run) as working:
+            assert working.copy_written_bytes == 0 and working.copy_ahead_seconds is not None
+            assert "after the last build" in working.summary()
+            _append(working.path, rows)
+            working.commit()
+        assert working.spare_kept_current
+        assert _count(settings.database) == total
+    _settled(settings)
+    assert _count(spare) == 2_000_025  # the spare is the warehouse again
 
 
 def _reader(settings: Settings, tmp_path: Path, drop: str) -> subprocess.Popen[str]:
@@ -379,7 +425,8 @@ def test_refresh_apart_stops_when_told(tmp_path):
         module.refresh_apart(spare, out, source, stop)
 
 
-def test_a_copy_made_in_the_background_is_the_warehouse_once_ready(tmp_path):
+def test_a_copy_made_in_the_background_is_the_warehouse_once_ready(tmp_path, monkeypatch):
+    monkeypatch.setenv(swap_module.SPARE_SWITCH, swap_module.SPARE_AT_NEXT_BUILD)
     settings = _settings(tmp_path)
     _database(settings.database, 2_000_000)
     _build(settings, "one", 10)  # leaves a spare
@@ -438,3 +485,163 @@ def test_leaving_before_a_background_copy_is_ready_stops_it_and_deletes_it(tmp_p
         thread.join(timeout=10)
     assert not [t for t in copying if t.is_alive()]
     assert _count(settings.database) == 500_010  # the warehouse itself untouched
+
+
+def _pair(tmp_path: Path) -> tuple[Path, Path]:
+    """A warehouse and a spare one build behind it."""
+    warehouse, spare = tmp_path / "speedbook.duckdb", tmp_path / SPARE_DATABASE
+    _database(warehouse, 200_000)
+    spare.write_bytes(warehouse.read_bytes())
+    _append(warehouse, 10)
+    return warehouse, spare
+
+
+def test_keep_current_makes_the_spare_the_warehouse_and_says_so(tmp_path):
+    warehouse, spare = _pair(tmp_path)
+    assert 0 < keep_current(spare, warehouse, block=BLOCK) < warehouse.stat().st_size / 4
+    assert _bytes(spare) == _bytes(warehouse)
+    state = json.loads((tmp_path / SPARE_STATE).read_text())
+    assert state["warehouse"] == module.identity(warehouse.stat())
+    assert state["spare"] == module.identity(spare.stat()) and state["seconds"] >= 0
+    out = tmp_path / "out"
+    assert take_current(spare, out, warehouse) == state["seconds"]
+    assert _bytes(out) == _bytes(warehouse) and not spare.exists()
+    assert not (tmp_path / SPARE_STATE).exists()  # a record is used once
+
+
+def _written_since(warehouse: Path, spare: Path, record: Path) -> None:
+    _append(warehouse, 1)
+
+
+def _spare_written_since(warehouse: Path, spare: Path, record: Path) -> None:
+    data = spare.read_bytes()
+    spare.write_bytes(data)  # the same bytes, written again: it is no longer what was vouched
+
+
+def _warehouse_copied(warehouse: Path, spare: Path, record: Path) -> None:
+    copy = warehouse.with_name("copy")
+    shutil.copy2(warehouse, copy)  # the same bytes and times, another file
+    os.replace(copy, warehouse)
+
+
+def _garbage(warehouse: Path, spare: Path, record: Path) -> None:
+    record.write_bytes(b"\x00{not json" * 1000)
+
+
+def _other_format(warehouse: Path, spare: Path, record: Path) -> None:
+    state = json.loads(record.read_text())
+    record.write_text(json.dumps({**state, "format": 99}))
+
+
+def _no_record(warehouse: Path, spare: Path, record: Path) -> None:
+    record.unlink()  # an update killed before it wrote one
+
+
+def _a_folder(warehouse: Path, spare: Path, record: Path) -> None:
+    record.unlink()
+    record.mkdir()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _written_since,
+        _spare_written_since,
+        _warehouse_copied,
+        _garbage,
+        _other_format,
+        _no_record,
+        _a_folder,
+    ],
+)
+def test_a_spare_is_taken_unread_only_as_its_record_describes_it(tmp_path, change):
+    """Anything but both files as the update left them: the spare stays, to be compared."""
+    warehouse, spare = _pair(tmp_path)
+    keep_current(spare, warehouse, block=BLOCK)
+    change(warehouse, spare, tmp_path / SPARE_STATE)
+    held = _bytes(spare)
+    assert take_current(spare, tmp_path / "out", warehouse) is None
+    assert not (tmp_path / "out").exists() and _bytes(spare) == held
+    assert refresh(spare, tmp_path / "out", warehouse, block=BLOCK) is not None
+    assert _bytes(tmp_path / "out") == _bytes(warehouse)
+
+
+def test_a_spare_somebody_reads_is_neither_updated_nor_taken(tmp_path):
+    warehouse, spare = _pair(tmp_path)
+    held = _bytes(spare)
+    reader = duckdb.connect(str(spare), read_only=True)
+    try:
+        assert keep_current(spare, warehouse, block=BLOCK) is None
+        assert _bytes(spare) == held and not (tmp_path / SPARE_STATE).exists()
+    finally:
+        reader.close()
+    keep_current(spare, warehouse, block=BLOCK)
+    reader = duckdb.connect(str(spare), read_only=True)  # opened after the update
+    try:
+        assert take_current(spare, tmp_path / "out", warehouse) is None
+        assert spare.exists() and not (tmp_path / "out").exists()
+    finally:
+        reader.close()
+
+
+def test_a_warehouse_written_during_the_update_leaves_no_record(tmp_path, monkeypatch):
+    warehouse, spare = _pair(tmp_path)
+    original = module._update
+
+    def meanwhile(ours, theirs, block, workers):
+        written = original(ours, theirs, block, workers)
+        with open(warehouse, "r+b") as file:  # same size, one byte rewritten as it was
+            file.seek(100)
+            byte = file.read(1)
+            file.seek(100)
+            file.write(byte)
+        return written
+
+    monkeypatch.setattr(module, "_update", meanwhile)
+    assert keep_current(spare, warehouse, block=BLOCK) is None
+    assert not (tmp_path / SPARE_STATE).exists()
+
+
+def test_a_build_waits_for_an_update_still_running(tmp_path):
+    settings = _settings(tmp_path)
+    _database(settings.database, 100_000)
+    _build(settings, "one", 10)
+    _settled(settings)
+    lock = os.open(settings.warehouse / SPARE_LOCK, os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # as the update's process holds it
+    threading.Timer(1.0, os.close, [lock]).start()
+    started = time.monotonic()
+    with working_copy(settings, None, "two") as working:
+        assert time.monotonic() - started >= 1.0
+        assert working.copy_written_bytes == 0  # then took what the update left
+        assert _bytes(working.path) == _bytes(settings.database)
+
+
+def test_no_update_starts_while_another_holds_the_lock(tmp_path):
+    warehouse, spare = _pair(tmp_path)
+    held = _bytes(spare)
+    with spare_lock(spare) as taken:
+        assert taken and not keep_current_after(spare, warehouse)
+    assert _bytes(spare) == held and not (tmp_path / SPARE_LOG).exists()
+
+
+def test_a_wait_for_the_update_stops_when_the_build_gives_up(tmp_path):
+    _, spare = _pair(tmp_path)
+    stop = threading.Event()
+    with spare_lock(spare) as taken:
+        assert taken
+        threading.Timer(0.3, stop.set).start()
+        with pytest.raises(Stopped), spare_lock(spare, stop):
+            pass
+
+
+def test_the_update_after_a_build_runs_in_a_process_of_its_own(tmp_path):
+    """`python -m pipeline.warehouse.spare keep ...`, started with the lock handed over: the
+    lock is held until its process is done with the spare, and it says what it wrote."""
+    warehouse, spare = _pair(tmp_path)
+    assert keep_current_after(spare, warehouse)
+    with spare_lock(spare) as taken:
+        assert taken
+    assert _bytes(spare) == _bytes(warehouse)
+    assert (tmp_path / SPARE_LOG).read_text().strip().endswith(" written")
+    assert take_current(spare, tmp_path / "out", warehouse) is not None

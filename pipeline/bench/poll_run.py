@@ -96,6 +96,8 @@ def run_poll_bench(spec: PollSpec, workdir: Path, progress: Any = print) -> dict
         "noop_skipped": noop.skipped,
         "stages_full_s": full.stages,
         "stages_poll_s": poll.stages,
+        # waited after the poll build for the update of the spare it started, off its clock
+        "spare_update_after_poll_s": poll.spare_update_s,
         "floor_read_json_s": round(floor_s, 2),
         "floor_read_json_rows": floor_rows,
         "full_to_floor_ratio": round(full.wall_s / floor_s, 2) if floor_s else None,

@@ -50,7 +50,14 @@ def repeat_polls(workdir: Path, spec: PollSpec, rounds: int) -> dict[str, Any]:
             print(f"read_json floor: {floors[-1]} s ({len(floor_files)} polls)")
         corpus = add_poll(corpus, spec, number)
         poll = checked_build(corpus, workdir / "exports", f"poll-{number}", "one more poll", print)
-        polls.append({"wall_s": poll.wall_s, "stages": poll.stages, "peak": poll.peak_rss_mib})
+        polls.append(
+            {
+                "wall_s": poll.wall_s,
+                "stages": poll.stages,
+                "peak": poll.peak_rss_mib,
+                "spare_update_s": poll.spare_update_s,  # waited for after the build
+            }
+        )
         noop = checked_build(corpus, workdir / "exports", f"noop-{number}", "nothing new", print)
         noops.append({"wall_s": noop.wall_s, "skipped": noop.skipped, "peak": noop.peak_rss_mib})
     poll_median = statistics.median(p["wall_s"] for p in polls)

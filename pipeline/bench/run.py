@@ -27,6 +27,7 @@ from pipeline.bench.poll_corpus import PollCorpus
 from pipeline.dagster.envelope import REPORT_FILE
 from pipeline.raw.snapshots import COMPRESSED_SUFFIX, MAX_SNAPSHOT_BYTES, decompress
 from pipeline.warehouse.connection import connect
+from pipeline.warehouse.spare import SPARE_DATABASE, spare_lock
 
 FLOOR_SAMPLE = 5_000  # pages parsed by lxml alone for the parse floor (median of 3 passes)
 # What pipeline/dagster/envelope.py `execute` reports when it skips a build (keep the two in
@@ -47,6 +48,8 @@ class BuildMeasure:
     # This build wrote build_report.json (its run id differs from the one there before): a build
     # that ran without writing it would otherwise be measured with the previous build's stages.
     reported: bool = False
+    # waited after the build for the update of the spare it started (pipeline/warehouse/spare.py)
+    spare_update_s: float = 0.0
 
 
 _PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024  # /proc/<pid>/stat counts resident pages
@@ -83,11 +86,22 @@ def _stages(report: dict[str, Any]) -> dict[str, float]:
     swap = {
         "warehouse_copy": "warehouse_copy_seconds",
         "warehouse_copy_wait": "warehouse_copy_waited_seconds",
+        # the copy was the spare as its update after the last build left it: that update's time
+        "warehouse_copy_ahead": "warehouse_copy_ahead_seconds",
         "warehouse_commit": "warehouse_commit_seconds",
     }
     return dict(report.get("stages", {})) | {
-        stage: report[field] for stage, field in swap.items() if field in report
+        stage: report[field] for stage, field in swap.items() if report.get(field) is not None
     }
+
+
+def _spare_updated(root: Path) -> float:
+    """Wait for the update of the spare a build starts after its commit, as the time between two
+    polls would: no measurement that follows shares the cores with it. The seconds waited."""
+    started = time.perf_counter()
+    with spare_lock(root / SPARE_DATABASE):
+        pass
+    return round(time.perf_counter() - started, 3)
 
 
 def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
@@ -120,6 +134,7 @@ def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
     done.set()
     sampler.join()
     wall = time.perf_counter() - started
+    spare_update = _spare_updated(corpus.root)
     report = _read_report(corpus)
     reported = bool(report.get("run_id")) and _report_id(report) != _report_id(before)
     skipped = SKIPPED_LINE in output
@@ -131,6 +146,7 @@ def run_build(corpus: Corpus | PollCorpus, exports: Path) -> BuildMeasure:
         skipped=skipped,
         output=output,
         reported=reported,
+        spare_update_s=spare_update,
     )
 
 

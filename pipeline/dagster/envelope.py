@@ -64,6 +64,8 @@ class BuildOutcome:
     warehouse_copy_seconds: float = 0.0
     warehouse_copy_written_bytes: int = 0  # under the warehouse's size when a spare was reused
     warehouse_copy_waited_seconds: float = 0.0  # of the copy's time, what the run waited for
+    # the copy was the spare as the update after the last build left it: that update's seconds
+    warehouse_copy_ahead_seconds: float | None = None
     warehouse_commit_seconds: float = 0.0
     warehouse_compacted: bool = False  # the commit wrote the database afresh (free space)
 
@@ -140,6 +142,7 @@ def execute(
         outcome.warehouse_copy_seconds = working.copy_seconds
         outcome.warehouse_copy_written_bytes = working.copy_written_bytes
         outcome.warehouse_copy_waited_seconds = working.copy_waited_seconds
+        outcome.warehouse_copy_ahead_seconds = working.copy_ahead_seconds
         outcome.warehouse_commit_seconds = working.commit_seconds
         outcome.warehouse_compacted = working.compacted
         outcome.wall_seconds = round(time.perf_counter() - started, 3)

@@ -44,6 +44,16 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment with `env` over it, for a `python -m` child that imports this
+    very `pipeline`, wherever the parent found it."""
+    environment = dict(os.environ) | dict(env or {})
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(_PACKAGE_ROOT), *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    return environment
+
+
 class Apart:
     """`python -m module *args`, started at once; `wait()` for what it printed."""
 
@@ -51,17 +61,12 @@ class Apart:
         self, module: str, args: Sequence[str], what: str, env: Mapping[str, str] | None = None
     ) -> None:
         self.what = what  # for errors: "updating the spare", "writing the Parquet files"
-        environment = dict(os.environ) | dict(env or {})
-        # the child imports this very `pipeline`, wherever the parent found it
-        environment["PYTHONPATH"] = os.pathsep.join(
-            [str(_PACKAGE_ROOT), *filter(None, [environment.get("PYTHONPATH")])]
-        )
         self._process = subprocess.Popen(
             [sys.executable, "-m", module, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=environment,
+            env=child_environment(env),
         )
 
     def wait(self, stop: threading.Event | None = None) -> str:

@@ -40,13 +40,22 @@ import duckdb
 from pipeline.support.settings import Settings
 from pipeline.warehouse.compaction import compact
 from pipeline.warehouse.connection import WAL_SUFFIX, drop_checkpointed_wal, wal_of
-from pipeline.warehouse.spare import SPARE_DATABASE, refresh_apart
+from pipeline.warehouse.spare import (
+    SPARE_DATABASE,
+    keep_current_after,
+    refresh_apart,
+    spare_lock,
+    take_current,
+)
 
 WORKING_PREFIX = ".build-"
 WORKING_SUFFIX = ".duckdb"
 AS_OF_DATABASE = "speedbook.as-of.duckdb"
 COPY_THREAD = "speedbook-working-copy"  # the name of the thread of a background copy
-SPARE_SWITCH = "SPEEDBOOK_WAREHOUSE_SPARE"  # "0": keep no spare, copy the warehouse whole
+# "0": keep no spare, copy the warehouse whole; "next-build": the next build updates the spare;
+# anything else: the spare is brought up to date after each build, off its clock
+SPARE_SWITCH = "SPEEDBOOK_WAREHOUSE_SPARE"
+SPARE_OFF, SPARE_AT_NEXT_BUILD = "0", "next-build"
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
 
 
@@ -117,6 +126,10 @@ class WorkingCopy:
     path: Path
     target: Path
     spare: Path | None = None  # where the replaced target is kept (None: not kept)
+    keep_current: bool = False  # the spare is brought up to date after the commit
+    spare_kept_current: bool = False  # ... and that update was started
+    # the copy was the spare as the update after the last build left it: that update's seconds
+    copy_ahead_seconds: float | None = None
     copy_seconds: float = 0.0
     copy_written_bytes: int = 0  # what making the copy wrote: the warehouse's size, or less
     commit_seconds: float = 0.0
@@ -125,7 +138,7 @@ class WorkingCopy:
     background: bool = False  # the copy is made in a thread while the caller goes on
     copy_waited_seconds: float = 0.0  # how long ready() waited for it
     # the copy being made in the background: (bytes written, seconds), until ready()
-    copying: Future[tuple[int, float]] | None = field(default=None, repr=False)
+    copying: Future[tuple[int, float | None, float]] | None = field(default=None, repr=False)
 
     def ready(self) -> None:
         """Wait for a background copy; raises what making it raised. A copy made in the
@@ -134,7 +147,9 @@ class WorkingCopy:
             return
         started = time.perf_counter()
         try:
-            self.copy_written_bytes, self.copy_seconds = self.copying.result()
+            self.copy_written_bytes, self.copy_ahead_seconds, self.copy_seconds = (
+                self.copying.result()
+            )
         finally:
             self.copying = None
             self.copy_waited_seconds = round(time.perf_counter() - started, 3)
@@ -146,8 +161,13 @@ class WorkingCopy:
             if self.background
             else ""
         )
+        ahead = (
+            f" (the spare, brought up to date in {self.copy_ahead_seconds} s after the last build)"
+            if self.copy_ahead_seconds is not None
+            else ""
+        )
         return (
-            f"copied in {self.copy_seconds} s{beside}, "
+            f"copied in {self.copy_seconds} s{beside}{ahead}, "
             f"{self.copy_written_bytes / 1e6:,.1f} MB written; "
             f"committed in {self.commit_seconds} s"
             + (", written afresh without its free space" if self.compacted else "")
@@ -178,26 +198,34 @@ class WorkingCopy:
         os.replace(self.path, self.target)
         _fsync(self.target.parent)
         self.committed = True
+        if self.keep_current and self.spare is not None and self.spare.is_file():
+            self.spare_kept_current = keep_current_after(self.spare, self.target)
         self.commit_seconds = round(time.perf_counter() - started, 3)
 
 
 def _copy(
     source: Path, destination: Path, spare: Path | None, stop: threading.Event | None = None
-) -> int:
+) -> tuple[int, float | None]:
     """Copy the warehouse (and its write-ahead log, if a writer of old left one) while holding
     it open read-only, so no writer can start on it midway; from the spare where there is a
-    usable one and no log (`stop` set: the spare's update is stopped, raising Stopped).
-    Returns the bytes written."""
+    usable one and no log: taken as it is when the update after the last build left it the
+    warehouse's bytes, else updated now (`stop` set: the wait or the update is stopped,
+    raising Stopped). Returns the bytes written, and the seconds the update after the last
+    build took when the spare was taken from it."""
     reader = duckdb.connect(str(source), read_only=True)
     try:
         if spare is not None and not wal_of(source).exists():
-            written = refresh_apart(spare, destination, source, stop)
+            with spare_lock(spare, stop) as held:
+                ahead = take_current(spare, destination, source) if held else None
+                if ahead is not None:
+                    return 0, ahead
+                written = refresh_apart(spare, destination, source, stop)
             if written is not None:
-                return written
+                return written, None
         shutil.copyfile(source, destination)
         if wal_of(source).exists():
             shutil.copyfile(wal_of(source), wal_of(destination))
-        return source.stat().st_size
+        return source.stat().st_size, None
     finally:
         reader.close()
 
@@ -227,28 +255,35 @@ def working_copy(
     source = next((p for p in (settings.database, target) if p.is_file()), None)
     # only a build that replaces the warehouse keeps what it replaced, and only for the next one
     spare = settings.warehouse / SPARE_DATABASE if as_of is None else None
-    if spare is not None and os.environ.get(SPARE_SWITCH, "1") == "0":
+    switch = os.environ.get(SPARE_SWITCH, "1")
+    if spare is not None and switch == SPARE_OFF:
         with contextlib.suppress(OSError):
             spare.unlink(missing_ok=True)  # one kept before the switch was turned off
         spare = None
     stop = threading.Event()
 
-    def make() -> tuple[int, float]:
+    def make() -> tuple[int, float | None, float]:
         started = time.perf_counter()
-        written = 0
+        written, ahead = 0, None
         if source is not None:
-            written = _copy(source, path, spare, stop)  # a spare only where source is target
+            written, ahead = _copy(source, path, spare, stop)  # a spare only where source is target
         else:
             duckdb.connect(str(path)).close()  # a first build starts from an empty file
-        return written, round(time.perf_counter() - started, 3)
+        return written, ahead, round(time.perf_counter() - started, 3)
 
-    working = WorkingCopy(path, target, spare=spare, background=background)
+    working = WorkingCopy(
+        path,
+        target,
+        spare=spare,
+        keep_current=switch != SPARE_AT_NEXT_BUILD,
+        background=background,
+    )
     if background:
         pool = ThreadPoolExecutor(1, thread_name_prefix=COPY_THREAD)
         working.copying = pool.submit(make)  # ready() raises what it raised
         pool.shutdown(wait=False)  # its one thread ends with the copy
     else:
-        working.copy_written_bytes, working.copy_seconds = make()
+        working.copy_written_bytes, working.copy_ahead_seconds, working.copy_seconds = make()
     try:
         yield working
     finally:
