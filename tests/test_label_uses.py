@@ -107,3 +107,38 @@ def test_a_column_not_counted_yet_is_counted_for_every_snapshot(staging):
     in_scope = con.execute("SELECT count(*) FROM build_scope").fetchone()[0]
     assert refresh_label_uses(con, LABEL_COLUMNS) == in_scope * len(LABEL_COLUMNS)
     assert_kept_counts_are_the_staged_rows(con)
+
+
+def test_totals_kept_before_or_changed_since_are_computed_again(staging):
+    """The sums are a cache of the counts: a warehouse that kept counts before there were sums,
+    and sums that no longer add up to the counts, are summed again from the counts."""
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    scope_build(con, ids)
+    refresh_label_uses(con, LABEL_COLUMNS)
+    totals, uses = con.execute(
+        "SELECT (SELECT count(*) FROM staging.label_totals), "
+        "(SELECT count(*) FROM staging.label_uses)"
+    ).fetchone()
+    assert 0 < totals <= uses  # one row per label, name and source, whatever the snapshots
+
+    con.execute("DROP TABLE staging.label_totals")  # counts kept by the code before
+    assert refresh_label_uses(con, LABEL_COLUMNS) == 0
+    assert_kept_counts_are_the_staged_rows(con)
+
+    con.execute("UPDATE staging.label_totals SET uses = uses + 5 WHERE rowid = 0")
+    assert refresh_label_uses(con, LABEL_COLUMNS) == 0
+    assert_kept_counts_are_the_staged_rows(con)
+
+
+def test_snapshots_out_of_the_scope_are_taken_out_of_the_totals(staging):
+    """An --as-of build, or one after a withdrawal, reads fewer snapshots than were counted: what
+    it sees is their counts alone, down to labels only they used."""
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    scope_build(con, ids)
+    refresh_label_uses(con, LABEL_COLUMNS)
+    for kept_ids in (ids[:1], ids[1::3], []):
+        scope_build(con, kept_ids)
+        assert refresh_label_uses(con, LABEL_COLUMNS) == 0
+        assert_kept_counts_are_the_staged_rows(con)

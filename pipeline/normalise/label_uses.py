@@ -9,6 +9,15 @@ of which column is counted, and from which extraction. A snapshot extracted agai
 a changed file, a staging table rebuilt) has another `extracted_at` and is counted again; one no
 longer extracted is forgotten. A build then counts its new snapshots and sums the kept counts of
 its scope (`build_scope`).
+
+Summing the kept counts still read every one (2.1 million at 90 days of polls, 0.3 s of every
+poll), so their sums over every counted snapshot are kept too, in `staging.label_totals`: one
+row per column, label, display name and source, a few thousand rows. A build adds what it
+counted to them and subtracts the counts of the snapshots it does not read (withdrawn, or after
+an --as-of bound: usually none). The totals are checked against the counts at every build (the
+sum and number of rows per column: one scan of a single column, about 10 ms) and computed again
+from the counts when they differ, as they do after a snapshot is forgotten, in a warehouse that
+kept counts before there were totals, or after any other change to the counts.
 """
 
 from __future__ import annotations
@@ -35,7 +44,21 @@ CREATE TABLE IF NOT EXISTS staging.label_counted (
     snapshot_id VARCHAR NOT NULL,
     extracted_at TIMESTAMPTZ NOT NULL  -- the extraction counted (staging.extractions)
 );
+CREATE TABLE IF NOT EXISTS staging.label_totals (
+    spec VARCHAR NOT NULL,
+    label VARCHAR NOT NULL,
+    name VARCHAR,
+    source_id VARCHAR,
+    uses BIGINT NOT NULL,      -- label_uses summed over every counted snapshot
+    counts BIGINT NOT NULL     -- the label_uses rows summed: with uses, what the check compares
+);
 """
+# the totals as the kept counts give them: (spec, label, name, source) summed
+_TOTALS = (
+    "SELECT spec, label, name, source_id, sum(uses)::BIGINT AS uses, "
+    "sum(counts)::BIGINT AS counts FROM ({rows}) GROUP BY ALL"
+)
+_USES_AS_TOTALS = "SELECT spec, label, name, source_id, uses, 1 AS counts FROM staging.label_uses"
 
 
 def spec_key(spec: LabelColumn) -> str:
@@ -63,6 +86,7 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
             "staging.label_counted AS c WHERE c.spec = u.spec AND c.snapshot_id = u.snapshot_id)"
         )
     counted = 0
+    con.execute("CREATE OR REPLACE TEMP TABLE label_new (spec VARCHAR, snapshot_id VARCHAR)")
     for spec, key in zip(specs, keys, strict=True):
         con.execute(
             "CREATE OR REPLACE TEMP TABLE label_todo AS SELECT b.snapshot_id FROM build_scope AS b "
@@ -85,22 +109,67 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
             "FROM staging.extractions AS e SEMI JOIN label_todo USING (snapshot_id)",
             [key],
         )
+        con.execute("INSERT INTO label_new SELECT ?, snapshot_id FROM label_todo", [key])
         counted += int(todo[0])
+    _add_to_totals(con, counted)
     con.execute("DROP TABLE IF EXISTS label_todo")
+    con.execute("DROP TABLE IF EXISTS label_new")
     return counted
+
+
+def _add_to_totals(con: duckdb.DuckDBPyConnection, counted: int) -> None:
+    """Add the counts of the `counted` snapshots of `label_new` to the totals, then check them
+    against every count; compute them again from the counts when they differ."""
+    if counted:
+        con.execute(
+            "CREATE OR REPLACE TABLE staging.label_totals AS "
+            + _TOTALS.format(
+                rows="SELECT * FROM staging.label_totals UNION ALL "
+                + _USES_AS_TOTALS
+                + " SEMI JOIN label_new AS n ON n.spec = label_uses.spec "
+                "AND n.snapshot_id = label_uses.snapshot_id"
+            )
+        )
+    differ = con.execute(
+        "SELECT count(*) FROM (SELECT spec, sum(uses) AS uses, count(*) AS counts "
+        "FROM staging.label_uses GROUP BY spec) AS kept "
+        "FULL JOIN (SELECT spec, sum(uses) AS uses, sum(counts) AS counts "
+        "FROM staging.label_totals GROUP BY spec) AS totals USING (spec) "
+        "WHERE kept.uses IS DISTINCT FROM totals.uses "
+        "OR kept.counts IS DISTINCT FROM totals.counts"
+    ).fetchone()
+    if differ and differ[0]:
+        con.execute(
+            "CREATE OR REPLACE TABLE staging.label_totals AS "
+            + _TOTALS.format(rows=_USES_AS_TOTALS)
+        )
 
 
 def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
     """Distinct labels of one column over `build_scope`: label, its most used display name (ties
     broken by text, so the same staging always gives the same name), the sources that use it,
     and its uses. From the kept counts: refresh_label_uses first."""
+    key = spec_key(spec)
+    outside = con.execute(
+        "SELECT count(*) FROM staging.label_counted AS c WHERE c.spec = ? "
+        "AND NOT EXISTS (SELECT 1 FROM build_scope AS b WHERE b.snapshot_id = c.snapshot_id)",
+        [key],
+    ).fetchone()
+    # the totals of every counted snapshot, less the counts of those the build does not read
+    less = (
+        "UNION ALL SELECT u.label, u.name, u.source_id, -u.uses FROM staging.label_uses AS u "
+        "WHERE u.spec = $spec AND NOT EXISTS "
+        "(SELECT 1 FROM build_scope AS b WHERE b.snapshot_id = u.snapshot_id)"
+        if outside and outside[0]
+        else ""
+    )
     return con.execute(
-        """
+        f"""
         WITH used AS (
-            SELECT u.label, u.name, u.source_id, u.uses
-            FROM staging.label_uses AS u
-            SEMI JOIN build_scope AS b ON b.snapshot_id = u.snapshot_id
-            WHERE u.spec = ?
+            SELECT label, name, source_id, sum(uses) AS uses FROM (
+                SELECT label, name, source_id, uses FROM staging.label_totals
+                WHERE spec = $spec {less}
+            ) GROUP BY ALL HAVING sum(uses) > 0
         ),
         named AS (
             SELECT label, name, sum(uses) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
@@ -113,5 +182,5 @@ def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFram
         LEFT JOIN best AS b USING (label)
         GROUP BY u.label
         """,
-        [spec_key(spec)],
+        {"spec": key},
     ).df()
