@@ -114,6 +114,12 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
     _add_to_totals(con, counted)
     con.execute("DROP TABLE IF EXISTS label_todo")
     con.execute("DROP TABLE IF EXISTS label_new")
+    # what label_uses() takes out of the totals: counted snapshots the build does not read, found
+    # for every column in one pass (one per column took 0.5 s at a year of pages)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE label_outside AS SELECT c.spec, c.snapshot_id "
+        "FROM staging.label_counted AS c ANTI JOIN build_scope AS b USING (snapshot_id)"
+    )
     return counted
 
 
@@ -148,18 +154,15 @@ def _add_to_totals(con: duckdb.DuckDBPyConnection, counted: int) -> None:
 def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
     """Distinct labels of one column over `build_scope`: label, its most used display name (ties
     broken by text, so the same staging always gives the same name), the sources that use it,
-    and its uses. From the kept counts: refresh_label_uses first."""
+    and its uses. From the kept counts: refresh_label_uses first, in the same session (it finds
+    the counted snapshots out of the scope, `label_outside`)."""
     key = spec_key(spec)
-    outside = con.execute(
-        "SELECT count(*) FROM staging.label_counted AS c WHERE c.spec = ? "
-        "AND NOT EXISTS (SELECT 1 FROM build_scope AS b WHERE b.snapshot_id = c.snapshot_id)",
-        [key],
-    ).fetchone()
+    outside = con.execute("SELECT count(*) FROM label_outside WHERE spec = ?", [key]).fetchone()
     # the totals of every counted snapshot, less the counts of those the build does not read
     less = (
         "UNION ALL SELECT u.label, u.name, u.source_id, -u.uses FROM staging.label_uses AS u "
-        "WHERE u.spec = $spec AND NOT EXISTS "
-        "(SELECT 1 FROM build_scope AS b WHERE b.snapshot_id = u.snapshot_id)"
+        "SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id "
+        "WHERE u.spec = $spec"
         if outside and outside[0]
         else ""
     )

@@ -232,13 +232,17 @@ def _state_path(spare: Path) -> Path:
     return spare.with_name(SPARE_STATE)
 
 
+def _open_lock(spare: Path) -> int:
+    return os.open(spare.with_name(SPARE_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+
+
 @contextmanager
 def spare_lock(spare: Path, stop: threading.Event | None = None) -> Iterator[bool]:
     """Hold `.spare.lock` beside the spare, waiting while an update after the last build still
     runs (`stop` set meanwhile: Stopped). Yields False when the lock cannot be taken here (a
     filesystem without `flock`): then nothing may be taken from `.spare.json`."""
     try:
-        handle = os.open(spare.with_name(SPARE_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+        handle = _open_lock(spare)
     except OSError:
         yield False
         return
@@ -351,7 +355,7 @@ def keep_current_after(spare: Path, warehouse: Path) -> bool:
     until it ends; what it printed, or its error, goes to `.spare.log`. False, and nothing
     started, when the lock is held or cannot be taken, or the process cannot start."""
     try:
-        handle = os.open(spare.with_name(SPARE_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+        handle = _open_lock(spare)
     except OSError:
         return False
     try:
