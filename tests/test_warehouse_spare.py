@@ -372,10 +372,13 @@ def test_the_spare_can_be_turned_off(tmp_path, monkeypatch):
     _database(settings.database, 1_000)
     _build(settings, "one", 10)
     assert (settings.warehouse / SPARE_DATABASE).is_file()
+    _settled(settings)
+    assert (settings.warehouse / SPARE_STATE).is_file()
     monkeypatch.setenv("SPEEDBOOK_WAREHOUSE_SPARE", "0")
     size = settings.database.stat().st_size
     assert _build(settings, "two", 10) == size
     assert not (settings.warehouse / SPARE_DATABASE).exists()
+    assert not (settings.warehouse / SPARE_STATE).exists()
     assert _count(settings.database) == 1_020
 
 

@@ -42,6 +42,7 @@ from pipeline.warehouse.compaction import compact
 from pipeline.warehouse.connection import WAL_SUFFIX, drop_checkpointed_wal, wal_of
 from pipeline.warehouse.spare import (
     SPARE_DATABASE,
+    SPARE_STATE,
     keep_current_after,
     refresh_apart,
     spare_lock,
@@ -137,7 +138,8 @@ class WorkingCopy:
     committed: bool = False
     background: bool = False  # the copy is made in a thread while the caller goes on
     copy_waited_seconds: float = 0.0  # how long ready() waited for it
-    # the copy being made in the background: (bytes written, seconds), until ready()
+    # the copy being made in the background, until ready(): (bytes written, copy_ahead_seconds,
+    # seconds)
     copying: Future[tuple[int, float | None, float]] | None = field(default=None, repr=False)
 
     def ready(self) -> None:
@@ -259,6 +261,7 @@ def working_copy(
     if spare is not None and switch == SPARE_OFF:
         with contextlib.suppress(OSError):
             spare.unlink(missing_ok=True)  # one kept before the switch was turned off
+            spare.with_name(SPARE_STATE).unlink(missing_ok=True)
         spare = None
     stop = threading.Event()
 
