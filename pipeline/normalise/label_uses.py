@@ -15,7 +15,7 @@ poll), so their sums over every counted snapshot are kept too, in `staging.label
 row per column, label, display name and source, a few thousand rows. A build adds what it
 counted to them and subtracts the counts of the snapshots it does not read (withdrawn, or after
 an --as-of bound: usually none). The totals are checked against the counts at every build (the
-sum and number of rows per column: one scan of a single column, about 10 ms) and computed again
+sum and number of rows per column: one scan of two columns, 3-5 ms) and computed again
 from the counts when they differ, as they do after a snapshot is forgotten, in a warehouse that
 kept counts before there were totals, or after any other change to the counts.
 """
