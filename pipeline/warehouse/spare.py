@@ -116,6 +116,23 @@ def _writable_alone(handle: int) -> bool:
     return _ofd_write_lock(handle) and not _open_anywhere(info, handle)
 
 
+def _alone_for_writing(path: Path) -> int | None:
+    """`path` open for writing when it is this process's alone to write (_writable_alone: its
+    lock then held through the descriptor returned); None when it cannot be opened (a folder, a
+    link) or is not alone."""
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if _writable_alone(handle):
+            return handle
+    except OSError:
+        pass
+    os.close(handle)
+    return None
+
+
 def _same(have: bytearray, want: bytearray, count: int) -> bool:
     # whole buffers compare with memcmp; memoryviews compare item by item, 80x slower
     return have == want if count == len(want) else have[:count] == want[:count]
@@ -177,19 +194,11 @@ def refresh(
         os.replace(spare, destination)
     except FileNotFoundError:
         return None
-    try:
-        handle = os.open(destination, os.O_RDWR | os.O_NOFOLLOW)
-    except OSError:  # a folder, a link, unreadable
+    handle = _alone_for_writing(destination)
+    if handle is None:  # a folder, a link, unreadable, or somebody else's too
         _discard(destination)
         return None
     with open(handle, "r+b", buffering=0):
-        try:
-            usable = _writable_alone(handle)
-        except OSError:
-            usable = False
-        if not usable:
-            destination.unlink()
-            return None
         theirs = os.open(source, os.O_RDONLY)
         try:
             written = _update(handle, theirs, block, workers)
@@ -282,20 +291,15 @@ def take_current(spare: Path, destination: Path, source: Path) -> float | None:
         return None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         return None
-    try:
-        handle = os.open(spare, os.O_RDWR | os.O_NOFOLLOW)
-    except OSError:
+    handle = _alone_for_writing(spare)
+    if handle is None:
         return None
     with open(handle, "r+b", buffering=0):
         try:
-            current = (
-                state.get("warehouse") == identity(os.stat(source))
-                and state.get("spare") == identity(os.fstat(handle))
-                and _writable_alone(handle)
-            )
+            now = {"warehouse": identity(os.stat(source)), "spare": identity(os.fstat(handle))}
         except OSError:
-            current = False
-        if not current:
+            return None
+        if any(state.get(name) != value for name, value in now.items()):
             return None
         os.replace(spare, destination)  # still open and locked: no reader starts meanwhile
     seconds = state.get("seconds")
@@ -311,17 +315,10 @@ def keep_current(
     changed meanwhile. Call with the spare's lock held."""
     started = time.perf_counter()
     _state_path(spare).unlink(missing_ok=True)
-    try:
-        handle = os.open(spare, os.O_RDWR | os.O_NOFOLLOW)
-    except OSError:
+    handle = _alone_for_writing(spare)
+    if handle is None:
         return None
     with open(handle, "r+b", buffering=0):
-        try:
-            usable = _writable_alone(handle)
-        except OSError:
-            usable = False
-        if not usable:
-            return None
         theirs = os.open(warehouse, os.O_RDONLY)
         try:
             before = identity(os.fstat(theirs))
