@@ -20,8 +20,9 @@ from test_store_special_files import ONE_GB, run_limited
 from pipeline.dagster.assets import release as release_assets
 from pipeline.extract.staging import verified_files
 from pipeline.raw.inventory import citation_check
-from pipeline.raw.snapshots import SnapshotStore, file_key
+from pipeline.raw.snapshots import SnapshotStore
 from pipeline.release.publish import PublishError, publish_release, read_release
+from pipeline.support.file_keys import file_key
 from pipeline.support.settings import Settings
 
 KIMI_PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 import duckdb
 
 from pipeline.extract.staging import ExtractReport, _plan, ensure_staging
-from pipeline.raw.snapshots import SnapshotStore, file_key
+from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
+from pipeline.support.file_keys import file_key
 from pipeline.support.settings import BUNDLED_METADATA
 
 SOURCE = load_registry(BUNDLED_METADATA / "sources.toml")["models-dev"]

@@ -15,8 +15,9 @@ from conftest import BUNDLED_RAW
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.inventory import Listing, citation_check, scope_problem, take_inventory
-from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore, file_key
+from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
 from pipeline.sources.registry import load_registry
+from pipeline.support.file_keys import file_key
 from pipeline.support.settings import Settings
 
 WHEN = datetime(2026, 11, 30, 12, tzinfo=UTC)

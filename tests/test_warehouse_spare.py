@@ -21,6 +21,7 @@ import duckdb
 import pytest
 
 from pipeline.support.apart import Stopped
+from pipeline.support.file_keys import file_identity
 from pipeline.support.settings import Settings
 from pipeline.warehouse import spare as module
 from pipeline.warehouse import swap as swap_module
@@ -504,8 +505,8 @@ def test_keep_current_makes_the_spare_the_warehouse_and_says_so(tmp_path):
     assert 0 < keep_current(spare, warehouse, block=BLOCK) < warehouse.stat().st_size / 4
     assert _bytes(spare) == _bytes(warehouse)
     state = json.loads((tmp_path / SPARE_STATE).read_text())
-    assert state["warehouse"] == module.identity(warehouse.stat())
-    assert state["spare"] == module.identity(spare.stat()) and state["seconds"] >= 0
+    assert state["warehouse"] == file_identity(warehouse.stat())
+    assert state["spare"] == file_identity(spare.stat()) and state["seconds"] >= 0
     out = tmp_path / "out"
     assert take_current(spare, out, warehouse) == state["seconds"]
     assert _bytes(out) == _bytes(warehouse) and not spare.exists()

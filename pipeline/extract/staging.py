@@ -43,7 +43,6 @@ from pipeline.extract.base import (
 )
 from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import (
-    FileKey,
     SnapshotDamaged,
     SnapshotMeta,
     SnapshotStore,
@@ -53,6 +52,7 @@ from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.faults import pause_point
+from pipeline.support.file_keys import FileKey
 from pipeline.support.progress import report
 from pipeline.support.sizes import runs
 from pipeline.warehouse.connection import MEMORY_LIMIT

@@ -8,7 +8,6 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.raw.snapshots import (
-    FileKey,
     SnapshotDamaged,
     SnapshotMeta,
     SnapshotStore,
@@ -17,6 +16,7 @@ from pipeline.raw.snapshots import (
     still_verified,
 )
 from pipeline.sources.registry import Source
+from pipeline.support.file_keys import FileKey
 
 
 @dataclass(frozen=True)

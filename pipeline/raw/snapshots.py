@@ -49,6 +49,7 @@ import orjson
 from pipeline.schema.vocabulary import OBTAINED_BY
 from pipeline.sources.registry import SLUG
 from pipeline.support.faults import pause_point
+from pipeline.support.file_keys import FileKey, file_key
 from pipeline.support.sizes import format_size
 from pipeline.support.text import url_for_message, url_problem
 
@@ -223,17 +224,6 @@ def read_store_file(path: Path, max_bytes: int, *, tail: bool = False) -> bytes:
         return data[-max_bytes:] if tail else data
     finally:
         os.close(handle)
-
-
-FileKey = tuple[int, int, int]
-
-
-def file_key(info: os.stat_result) -> FileKey:
-    """What says a stored file is unchanged since its bytes were read and verified: its size,
-    modification time and change time (ns). A write moves the ctime, even one that kept the size
-    and put the old mtime back (nobody can set a ctime), to the file system's timestamp
-    resolution: a write in the same clock tick as the stat is not seen."""
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def still_verified(

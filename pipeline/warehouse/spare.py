@@ -58,6 +58,7 @@ from pipeline.support.apart import (
     child_environment,
     die_with_parent,
 )
+from pipeline.support.file_keys import file_identity
 
 SPARE_DATABASE = ".spare.duckdb"
 SPARE_STATE = ".spare.json"  # the spare holds the warehouse's bytes: both files' identities
@@ -231,12 +232,6 @@ def _update(ours: int, theirs: int, block: int, workers: int) -> int | None:
     return sum(written for written, _ in done)
 
 
-def identity(info: os.stat_result) -> list[int]:
-    """What tells a file is the one seen before, unchanged: a write moves its modification and
-    change times, a copy or a replacement is another inode, and nobody can set a ctime back."""
-    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-
-
 def _state_path(spare: Path) -> Path:
     return spare.with_name(SPARE_STATE)
 
@@ -296,7 +291,10 @@ def take_current(spare: Path, destination: Path, source: Path) -> float | None:
         return None
     with open(handle, "r+b", buffering=0):
         try:
-            now = {"warehouse": identity(os.stat(source)), "spare": identity(os.fstat(handle))}
+            now = {
+                "warehouse": file_identity(os.stat(source)),
+                "spare": file_identity(os.fstat(handle)),
+            }
         except OSError:
             return None
         if any(state.get(name) != value for name, value in now.items()):
@@ -321,17 +319,17 @@ def keep_current(
     with open(handle, "r+b", buffering=0):
         theirs = os.open(warehouse, os.O_RDONLY)
         try:
-            before = identity(os.fstat(theirs))
+            before = file_identity(os.fstat(theirs))
             written = _update(handle, theirs, block, workers)
             if written is None:
                 return None
             os.fsync(handle)  # the record must never outlive the bytes it vouches for
-            if identity(os.stat(warehouse)) != before:  # written, or replaced, meanwhile
+            if file_identity(os.stat(warehouse)) != before:  # written, or replaced, meanwhile
                 return None
             state = {
                 "format": STATE_FORMAT,
                 "warehouse": before,
-                "spare": identity(os.fstat(handle)),
+                "spare": file_identity(os.fstat(handle)),
                 "written": written,
                 "seconds": round(time.perf_counter() - started, 3),
             }
