@@ -222,7 +222,7 @@ def test_the_spare_brought_up_to_date_after_a_build_is_the_next_copy_as_it_is(tm
             assert "after the last build" in working.summary()
             _append(working.path, rows)
             working.commit()
-        assert working.spare_kept_current
+        assert working.spare_kept_current and "the spare's update started" in working.summary()
         assert _count(settings.database) == total
     _settled(settings)
     assert _count(spare) == 2_000_025  # the spare is the warehouse again
@@ -649,3 +649,23 @@ def test_the_update_after_a_build_runs_in_a_process_of_its_own(tmp_path):
     assert _bytes(spare) == _bytes(warehouse)
     assert (tmp_path / SPARE_LOG).read_text().strip().endswith(" written")
     assert take_current(spare, tmp_path / "out", warehouse) is not None
+
+
+def test_a_link_where_the_spare_lock_goes_is_never_followed(tmp_path):
+    """`.spare.lock` is opened without following a link: a link there (to a file elsewhere)
+    means no lock, so the spare is compared as before and no update is started."""
+    settings = _settings(tmp_path)
+    _database(settings.database, 2_000_000)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"not a lock")
+    (settings.warehouse / SPARE_LOCK).symlink_to(elsewhere)
+    _build(settings, "one", 10)
+    with working_copy(settings, None, "two") as working:
+        assert 0 < working.copy_written_bytes < settings.database.stat().st_size / 4  # compared
+        assert working.copy_ahead_seconds is None
+        _append(working.path, 5)
+        working.commit()
+    assert not working.spare_kept_current
+    assert _count(settings.database) == 2_000_015
+    assert elsewhere.read_bytes() == b"not a lock"
+    assert not (settings.warehouse / SPARE_STATE).exists()

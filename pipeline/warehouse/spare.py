@@ -36,6 +36,7 @@ whoever writes the spare: a build waits on it for an update still running.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -234,6 +235,13 @@ def _update(ours: int, theirs: int, block: int, workers: int) -> int | None:
 
 def _state_path(spare: Path) -> Path:
     return spare.with_name(SPARE_STATE)
+
+
+def discard_spare(spare: Path) -> None:
+    """Delete the spare and its record (the spare turned off); what cannot be deleted stays."""
+    for path in (spare, _state_path(spare)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _open_lock(spare: Path) -> int:

@@ -42,7 +42,7 @@ from pipeline.warehouse.compaction import compact
 from pipeline.warehouse.connection import WAL_SUFFIX, drop_checkpointed_wal, wal_of
 from pipeline.warehouse.spare import (
     SPARE_DATABASE,
-    SPARE_STATE,
+    discard_spare,
     keep_current_after,
     refresh_apart,
     spare_lock,
@@ -173,6 +173,7 @@ class WorkingCopy:
             f"{self.copy_written_bytes / 1e6:,.1f} MB written; "
             f"committed in {self.commit_seconds} s"
             + (", written afresh without its free space" if self.compacted else "")
+            + ("; the spare's update started" if self.spare_kept_current else "")
         )
 
     def commit(self) -> None:
@@ -259,9 +260,7 @@ def working_copy(
     spare = settings.warehouse / SPARE_DATABASE if as_of is None else None
     switch = os.environ.get(SPARE_SWITCH, "1")
     if spare is not None and switch == SPARE_OFF:
-        with contextlib.suppress(OSError):
-            spare.unlink(missing_ok=True)  # one kept before the switch was turned off
-            spare.with_name(SPARE_STATE).unlink(missing_ok=True)
+        discard_spare(spare)  # one kept before the switch was turned off
         spare = None
     stop = threading.Event()
 
