@@ -18,7 +18,7 @@ from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.inventory import Inventory, Listing, take_inventory
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
-from pipeline.support.bulk import bulk_objects
+from pipeline.support.bulk import bulk_objects, long_lived_objects
 from pipeline.support.settings import Settings
 from pipeline.warehouse.swap import working_database
 
@@ -107,9 +107,12 @@ class SpeedbookResource(dg.ConfigurableResource):
 
     def listing(self) -> Listing:
         """Every snapshot record of the store, read once per run (a large store takes seconds):
-        the inventories and the release's citation check read it."""
+        the inventories and the release's citation check read it. Its records live as long as
+        the run: made with the collector paused, then left out of its scans (a year of pages,
+        117,000 records: 1.5 s listed with collections between them, 0.9 s without)."""
         if self._listing is None:
-            self._listing = Listing.of(self.store())
+            with long_lived_objects():
+                self._listing = Listing.of(self.store())
         return self._listing
 
     def inventory(self, *, whole_history: bool = False) -> Inventory:

@@ -52,6 +52,7 @@ from pipeline.raw.snapshots import (
 from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
+from pipeline.support.bulk import bulk_objects
 from pipeline.support.faults import pause_point
 from pipeline.support.file_keys import FileKey
 from pipeline.support.progress import report
@@ -483,14 +484,15 @@ def _plan(
     unchanged: list[_Job] = []
     now = datetime.now(UTC)
     present: list[tuple[SnapshotMeta, Source, os.stat_result]] = []
-    for meta, source in snapshots:
-        info = store.stat_of(meta)
-        if info is None:
-            job = _Job(meta, source, str(store.root), 0, 0, 0, versions[source.format])
-            result.damaged.append(f"{meta.snapshot_id}: file missing")
-            marks.append(_extraction_row(job, "damaged", "file missing", None, now))
-            continue
-        present.append((meta, source, info))
+    with bulk_objects():  # a stat per snapshot of the history: no collection between them
+        for meta, source in snapshots:
+            info = store.stat_of(meta)
+            if info is None:
+                job = _Job(meta, source, str(store.root), 0, 0, 0, versions[source.format])
+                result.damaged.append(f"{meta.snapshot_id}: file missing")
+                marks.append(_extraction_row(job, "damaged", "file missing", None, now))
+                continue
+            present.append((meta, source, info))
     planned = pa.table(
         {
             "row_number": pa.array(range(len(present)), pa.int64()),
