@@ -6,16 +6,24 @@ the registry, the as-of bound and the name, size, modification and change time o
 the snapshot store: storing a snapshot adds files, a fetch appends to an outcome log, and bytes
 changed in place move the file's ctime, even when the edit kept its size and put its mtime back
 (nobody can set a ctime; a copied store has new ones, so its first build runs).
-It reads no snapshot, only one stat per file (about 0.3 s for 200,000 files).
+It reads no snapshot, only one stat per file (about 0.3 s for 200,000 files; 0.8 s for a year of
+pages' 235,000 on this machine).
+
+A build that will run anyway takes it in a process of its own (`fingerprint_apart`) while its
+own process imports Dagster. Whether it will run is guessed from the store's folders alone
+(`folder_stamp`: a snapshot added or removed changes its folder's times); the fingerprint still
+decides.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from datetime import datetime
 from pathlib import Path
 
+from pipeline.support.apart import Apart, die_with_parent
 from pipeline.support.settings import PACKAGE_DIR, Settings
 
 CODE_DIRS = (PACKAGE_DIR,)  # the package holds its SQL and schemas too
@@ -73,3 +81,43 @@ def _folder_lines(folder: Path) -> list[str]:
             continue
         lines.append(f"{entry.name}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_size}\n")
     return sorted(lines)
+
+
+def folder_stamp(settings: Settings) -> str:
+    """The times of the snapshot store's folders (one stat each, a few hundred): it changes
+    when a snapshot is added to or removed from any of them, not when a file is written in
+    place, so it says that a build will likely run, never that it will not."""
+    digest = hashlib.sha256()
+    raw = settings.raw_dir
+    if raw.is_dir():
+        for entry in sorted(os.scandir(raw), key=lambda e: e.name):
+            # the sources' folders: not the listing cache beside them, which builds rewrite
+            if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            digest.update(f"{entry.name}:{info.st_mtime_ns}:{info.st_ctime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def fingerprint_apart(settings: Settings, as_of: datetime | None) -> Apart:
+    """build_fingerprint() in a Python process of its own, begun now; `wait()` returns it."""
+    args = [str(settings.registry), str(settings.warehouse), str(settings.exports)]
+    args += [str(settings.metadata), as_of.isoformat() if as_of else ""]
+    return Apart("pipeline.dagster.fingerprint", args, "taking the fingerprint of the inputs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m pipeline.dagster.fingerprint REGISTRY WAREHOUSE EXPORTS METADATA AS_OF`
+    (AS_OF empty for none): print build_fingerprint()."""
+    die_with_parent()
+    registry, warehouse, exports, metadata, as_of = argv if argv is not None else sys.argv[1:]
+    settings = Settings(Path(registry), Path(warehouse), Path(exports), Path(metadata))
+    print(build_fingerprint(settings, datetime.fromisoformat(as_of) if as_of else None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
