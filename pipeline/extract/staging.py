@@ -485,8 +485,8 @@ def _plan(
     now = datetime.now(UTC)
     present: list[tuple[SnapshotMeta, Source, os.stat_result]] = []
     with bulk_objects():  # a stat per snapshot of the history: no collection between them
-        for meta, source in snapshots:
-            info = store.stat_of(meta)
+        infos = store.stats_of(meta for meta, _source in snapshots)
+        for (meta, source), info in zip(snapshots, infos, strict=True):
             if info is None:
                 job = _Job(meta, source, str(store.root), 0, 0, 0, versions[source.format])
                 result.damaged.append(f"{meta.snapshot_id}: file missing")
