@@ -57,7 +57,7 @@ from pipeline.support.faults import pause_point
 from pipeline.support.file_keys import FileKey
 from pipeline.support.progress import report
 from pipeline.support.sizes import runs
-from pipeline.warehouse.connection import MEMORY_LIMIT
+from pipeline.warehouse.connection import MEMORY_LIMIT, registered_ids
 
 EXTRACTIONS_DDL = """
 CREATE TABLE IF NOT EXISTS staging.extractions (
@@ -330,16 +330,17 @@ def staged_rows(con: duckdb.DuckDBPyConnection, frame: str, snapshot_ids: list[s
     """A frame's staged rows of these snapshots, as their extraction records count them (what
     each parse staged): counting the table read the whole staged history at every build. A
     record without counts (written before they were kept) has its rows counted in the table."""
-    recorded, uncounted = con.execute(
-        "SELECT coalesce(sum(CAST(row_counts ->> ? AS BIGINT)), 0), "
-        "list(snapshot_id) FILTER (WHERE row_counts IS NULL) "
-        "FROM staging.extractions WHERE snapshot_id IN (SELECT unnest(?))",
-        [f"$.{frame}", snapshot_ids],
-    ).fetchone()  # type: ignore[misc]
+    with registered_ids(con, "counted_ids", snapshot_ids):
+        [(recorded, uncounted)] = con.execute(
+            "SELECT coalesce(sum(CAST(row_counts ->> ? AS BIGINT)), 0), "
+            "list(snapshot_id) FILTER (WHERE row_counts IS NULL) "
+            "FROM staging.extractions SEMI JOIN counted_ids USING (snapshot_id)",
+            [f"$.{frame}"],
+        ).fetchall()
     if not uncounted:
         return int(recorded)
     sql = f"SELECT count(*) FROM staging.{frame} WHERE snapshot_id IN (SELECT unnest(?))"
-    return int(recorded) + con.execute(sql, [uncounted]).fetchone()[0]  # type: ignore[index]
+    return int(recorded) + con.execute(sql, [uncounted]).fetchall()[0][0]
 
 
 Span = tuple[datetime, datetime]

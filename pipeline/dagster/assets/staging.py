@@ -26,7 +26,7 @@ from pipeline.sources.registry import Source
 from pipeline.support.limits import METADATA_ITEMS, capped, capped_text
 from pipeline.support.progress import warn
 from pipeline.support.timing import StageClock
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import connect, registered_ids
 from pipeline.warehouse.validate import repeated_keys, validate_rows
 
 # Above this many rows a check re-validates only the rows this build added; older rows were
@@ -106,11 +106,12 @@ def _check_frame(
 
 def _extracted_ok(con: duckdb.DuckDBPyConnection, snapshot_ids: list[str]) -> list[str]:
     """Those of these snapshots whose extraction is ok."""
-    sql = (
-        "SELECT snapshot_id FROM staging.extractions WHERE status = 'ok' "
-        "AND snapshot_id IN (SELECT unnest(?))"
-    )
-    return [row[0] for row in con.execute(sql, [snapshot_ids]).fetchall()]
+    with registered_ids(con, "asked_ids", snapshot_ids):
+        rows = con.execute(
+            "SELECT snapshot_id FROM staging.extractions SEMI JOIN asked_ids "
+            "USING (snapshot_id) WHERE status = 'ok'"
+        ).fetchall()
+    return [row[0] for row in rows]
 
 
 def _newest(snapshot_ids: list[str]) -> str:
