@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 # DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
 # spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
@@ -29,25 +26,6 @@ def configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con
-
-
-@contextmanager
-def registered_ids(
-    con: duckdb.DuckDBPyConnection, name: str, snapshot_ids: Sequence[str]
-) -> Iterator[str]:
-    """`snapshot_ids` readable as the view `name` (one column, snapshot_id) while the block
-    runs: made from Arrow, not bound as a list parameter, which took 0.1 s per query for a
-    year of pages' 117,000 ids."""
-    # DuckDB 2 refuses to register beside a result left unfetched, which a query would end
-    # anyway: it is ended (DuckDB 1 has no such state, nor the method)
-    complete = getattr(con, "complete", None)
-    if complete is not None:
-        complete()
-    con.register(name, pa.table({"snapshot_id": pa.array(snapshot_ids, pa.string())}))
-    try:
-        yield name
-    finally:
-        con.unregister(name)
 
 
 def wal_of(path: Path) -> Path:

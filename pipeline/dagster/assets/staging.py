@@ -18,7 +18,7 @@ from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.raw import RAW_INVENTORY, raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
-from pipeline.extract.staging import extract, staged_rows
+from pipeline.extract.staging import extract, registered_ids, staged_rows
 from pipeline.schema.core import unique_key
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
@@ -26,7 +26,7 @@ from pipeline.sources.registry import Source
 from pipeline.support.limits import METADATA_ITEMS, capped, capped_text
 from pipeline.support.progress import warn
 from pipeline.support.timing import StageClock
-from pipeline.warehouse.connection import connect, registered_ids
+from pipeline.warehouse.connection import connect
 from pipeline.warehouse.validate import repeated_keys, validate_rows
 
 # Above this many rows a check re-validates only the rows this build added; older rows were
