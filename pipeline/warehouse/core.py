@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.extract.staging import scope_build
+from pipeline.extract.staging import registered, scope_build
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.normalise.numbers import parse_count_statement, parse_figure
@@ -181,8 +181,7 @@ def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta
             }
         )
     same = " AND ".join(f"s.{c} IS NOT DISTINCT FROM l.{c}" for c in _RECORD_COLUMNS)
-    con.register("listed_snapshots", listed)
-    try:
+    with registered(con, "listed_snapshots", listed):
         changed = [
             row[0]
             for row in con.execute(
@@ -200,8 +199,6 @@ def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta
             "WHERE row_number IN (SELECT unnest(?::BIGINT[])))",
             [changed],
         )
-    finally:
-        con.unregister("listed_snapshots")
     _insert(con, "core.snapshots", _snapshots_frame([snapshots[n] for n in changed]))
     return len(changed)
 
