@@ -104,13 +104,14 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
             "GROUP BY ALL",
             [key],
         )
-        con.execute(
-            "INSERT INTO staging.label_counted SELECT ?, e.snapshot_id, e.extracted_at "
-            "FROM staging.extractions AS e SEMI JOIN label_todo USING (snapshot_id)",
-            [key],
-        )
         con.execute("INSERT INTO label_new SELECT ?, snapshot_id FROM label_todo", [key])
         counted += int(todo[0])
+    # every column's new counts recorded in one pass over the extraction records (one per
+    # column read them all each time: 0.19 s at a year of pages)
+    con.execute(
+        "INSERT INTO staging.label_counted SELECT n.spec, e.snapshot_id, e.extracted_at "
+        "FROM label_new AS n JOIN staging.extractions AS e USING (snapshot_id)"
+    )
     _add_to_totals(con, counted)
     con.execute("DROP TABLE IF EXISTS label_todo")
     con.execute("DROP TABLE IF EXISTS label_new")
