@@ -90,4 +90,6 @@ def test_the_fingerprint_command_refuses_wrong_arguments():
         capture_output=True,
         text=True,
     )
-    assert done.returncode != 0 and "not enough values to unpack" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: python -m pipeline.dagster.fingerprint REGISTRY")
+    assert "Traceback" not in done.stderr and done.stdout == ""

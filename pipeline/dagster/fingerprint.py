@@ -109,11 +109,18 @@ def fingerprint_apart(settings: Settings, as_of: datetime | None) -> Apart:
     return Apart("pipeline.dagster.fingerprint", args, "taking the fingerprint of the inputs")
 
 
+USAGE = "REGISTRY WAREHOUSE EXPORTS METADATA AS_OF  (AS_OF: ISO 8601, or empty for none)"
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m pipeline.dagster.fingerprint REGISTRY WAREHOUSE EXPORTS METADATA AS_OF`
     (AS_OF empty for none): print build_fingerprint()."""
     die_with_parent()
-    registry, warehouse, exports, metadata, as_of = argv if argv is not None else sys.argv[1:]
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) != 5:
+        print(f"usage: python -m pipeline.dagster.fingerprint {USAGE}", file=sys.stderr)
+        return 2
+    registry, warehouse, exports, metadata, as_of = args
     settings = Settings(Path(registry), Path(warehouse), Path(exports), Path(metadata))
     print(build_fingerprint(settings, datetime.fromisoformat(as_of) if as_of else None))
     return 0
