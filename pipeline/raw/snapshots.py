@@ -490,6 +490,12 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
     return replace(meta, retrieved_at=retrieved_at)
 
 
+def _stored_names(meta: SnapshotMeta) -> tuple[str, str]:
+    """Where a snapshot's bytes may be in its source's folder, in the order they are looked for:
+    its plain data file, else the compressed one beside it."""
+    return meta.data_file, meta.data_file + COMPRESSED_SUFFIX
+
+
 class SnapshotStore:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -824,7 +830,7 @@ class SnapshotStore:
                     found.append(self.stat_of(meta))
                     continue
                 info = None
-                for name in (meta.data_file, meta.data_file + COMPRESSED_SUFFIX):
+                for name in _stored_names(meta):
                     try:
                         info = os.stat(name, dir_fd=folder, follow_symlinks=False)
                         break
@@ -840,13 +846,14 @@ class SnapshotStore:
     def _located(self, meta: SnapshotMeta) -> tuple[str, os.stat_result | None]:
         # strings and one lstat per candidate: a build looks up every snapshot of the history,
         # and pathlib with an lexists then a stat took three times as long
-        plain = os.path.join(self.root, check_source_id(meta.source_id), meta.data_file)
-        for candidate in (plain, plain + COMPRESSED_SUFFIX):
+        folder = os.path.join(self.root, check_source_id(meta.source_id))
+        for name in _stored_names(meta):
+            candidate = os.path.join(folder, name)
             try:
                 return candidate, os.stat(candidate, follow_symlinks=False)
             except OSError:
                 continue
-        return plain, None
+        return os.path.join(folder, meta.data_file), None
 
     def read(self, meta: SnapshotMeta) -> bytes:
         """The snapshot's bytes, verified against the recorded sha256 (decompressed first when
