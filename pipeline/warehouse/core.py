@@ -116,58 +116,18 @@ def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -
     )
 
 
-def _snapshots_frame(snapshots: list[SnapshotMeta]) -> pd.DataFrame:
-    """The whole history's records, column by column: a dict per record took a second and a
-    half at 110,000 snapshots, at every build."""
-    documents = [m.reconstructed_from or {} for m in snapshots]
-    columns = {
-        "snapshot_id": [m.snapshot_id for m in snapshots],
-        "source_id": [m.source_id for m in snapshots],
-        "url": [m.url for m in snapshots],
-        "retrieved_at": pd.to_datetime(
-            [m.retrieved_at for m in snapshots], utc=True, format="ISO8601"
-        ),
-        "sha256": [m.sha256 for m in snapshots],
-        "size_bytes": pd.array([m.size for m in snapshots], dtype="int64"),
-        "content_type": [m.content_type for m in snapshots],
-        "obtained_by": [m.obtained_by for m in snapshots],
-        "note": [m.note or None for m in snapshots],
-        "reconstructed_from": [d.get("title") for d in documents],
-        "reconstructed_from_url": [d.get("url") for d in documents],
-        "reconstructed_from_snapshot_id": [d.get("snapshot") for d in documents],
-    }
-    return pd.DataFrame(columns, columns=list(CORE_TABLES["snapshots"].to_schema().columns))
-
-
-# core.snapshots' columns as the records give them, compared null-safely (retrieved_at as text)
-_RECORD_COLUMNS = (
-    "source_id",
-    "url",
-    "sha256",
-    "size_bytes",
-    "content_type",
-    "obtained_by",
-    "note",
-    "reconstructed_from",
-    "reconstructed_from_url",
-    "reconstructed_from_snapshot_id",
-)
-
-
-def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta]) -> int:
-    """Make core.snapshots hold exactly these records: insert those it lacks or holds with other
-    values, delete those no longer listed; return how many were inserted. The compare is
-    DuckDB's: deleted and loaded whole, a year of pages' 117,000 records cost about a second at
-    every build (the frame, its validation, the insert and the commit of them all)."""
-    with bulk_objects():  # a dozen values of every record: no collection between them
+def _snapshot_columns(snapshots: list[SnapshotMeta]) -> pa.Table:
+    """The records as core.snapshots' columns (retrieved_at as the record's text), built column by
+    column (a dict per record took a second and a half at 110,000 snapshots), with the
+    collector paused: a dozen values of every record."""
+    with bulk_objects():
         documents = [m.reconstructed_from or {} for m in snapshots]
-        listed = pa.table(
+        return pa.table(
             {
-                "row_number": pa.array(range(len(snapshots)), pa.int64()),
                 "snapshot_id": [m.snapshot_id for m in snapshots],
-                "retrieved_at": [m.retrieved_at for m in snapshots],
                 "source_id": [m.source_id for m in snapshots],
                 "url": [m.url for m in snapshots],
+                "retrieved_at": pa.array([m.retrieved_at for m in snapshots], pa.string()),
                 "sha256": [m.sha256 for m in snapshots],
                 "size_bytes": pa.array([m.size for m in snapshots], pa.int64()),
                 "content_type": [m.content_type for m in snapshots],
@@ -180,7 +140,28 @@ def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta
                 ),
             }
         )
-    same = " AND ".join(f"s.{c} IS NOT DISTINCT FROM l.{c}" for c in _RECORD_COLUMNS)
+
+
+def _snapshots_frame(columns: pa.Table) -> pd.DataFrame:
+    """`_snapshot_columns` as the frame core.snapshots' model validates, its times parsed."""
+    frame = columns.to_pandas()
+    frame["retrieved_at"] = pd.to_datetime(frame["retrieved_at"], utc=True, format="ISO8601")
+    return frame[list(CORE_TABLES["snapshots"].to_schema().columns)]
+
+
+def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta]) -> int:
+    """Make core.snapshots hold exactly these records: insert those it lacks or holds with other
+    values, delete those no longer listed; return how many were inserted. The compare is
+    DuckDB's: deleted and loaded whole, a year of pages' 117,000 records cost about a second at
+    every build (the frame, its validation, the insert and the commit of them all)."""
+    columns = _snapshot_columns(snapshots)
+    listed = columns.append_column("row_number", pa.array(range(len(snapshots)), pa.int64()))
+    # every column null-safely; retrieved_at, text in the records, as the time it says
+    same = " AND ".join(
+        f"s.{name} IS NOT DISTINCT FROM l.{name}"
+        for name in columns.column_names
+        if name not in ("snapshot_id", "retrieved_at")
+    )
     with registered(con, "listed_snapshots", listed):
         changed = [
             row[0]
@@ -199,7 +180,7 @@ def _load_snapshots(con: duckdb.DuckDBPyConnection, snapshots: list[SnapshotMeta
             "WHERE row_number IN (SELECT unnest(?::BIGINT[])))",
             [changed],
         )
-    _insert(con, "core.snapshots", _snapshots_frame([snapshots[n] for n in changed]))
+    _insert(con, "core.snapshots", _snapshots_frame(columns.take(pa.array(changed, pa.int64()))))
     return len(changed)
 
 
