@@ -106,31 +106,34 @@ def write_parquet(
     for view in sorted(_names(con, "view", "mart") + _names(con, "table", "mart")):
         if view not in NOT_EXPORTED:
             whole.append((f"SELECT * FROM mart.{view}", target_dir / "mart" / f"{view}.parquet"))
-    rows = _write_whole(con, whole)
+    rows = _side_by_side(con, [(query, path, "ALL") for query, path in whole], WHOLE_WRITERS)
     for (_query, path), count in zip(whole, rows, strict=True):
         written[path.relative_to(target_dir).as_posix()] = count
     return dict(sorted(written.items()))
 
 
-def _write_whole(con: duckdb.DuckDBPyConnection, files: list[tuple[str, Path]]) -> list[int]:
-    """COPY each (query, file), WHOLE_WRITERS at a time, each on a cursor of its own; the rows
-    each wrote, in order. Most are small, and a small query runs on one thread: one after the
-    other, a year of pages' 29 files took 1.6 s of the release, mostly with a core idle."""
-    writers = min(WHOLE_WRITERS, len(files))
+def _side_by_side(
+    con: duckdb.DuckDBPyConnection, copies: list[tuple[str, Path, str]], writers: int
+) -> list[int]:
+    """COPY each (query, file, order), up to `writers` at a time, each on a cursor of its own (a
+    cursor serves one thread), whichever is free taking the next; the rows each wrote, in order.
+    A small query runs on one thread, and a Parquet file smaller than a row group is written on
+    one: one after the other they leave a core idle."""
+    writers = min(writers, len(copies))
     if writers < 2:
-        return [_copy(con, query, path) for query, path in files]
+        return [_copy(con, query, path, order) for query, path, order in copies]
     cursors = [configured(con.cursor()) for _ in range(writers)]
-    rows = [0] * len(files)
-    pending = iter(range(len(files)))
+    rows = [0] * len(copies)
+    pending = iter(range(len(copies)))
     lock = threading.Lock()
 
     def write(cursor: duckdb.DuckDBPyConnection) -> None:
         while True:
-            with lock:  # the next file for whichever writer is free
+            with lock:
                 index = next(pending, None)
             if index is None:
                 return
-            rows[index] = _copy(cursor, *files[index])
+            rows[index] = _copy(cursor, *copies[index])
 
     try:
         with ThreadPoolExecutor(writers) as pool:
@@ -177,28 +180,15 @@ def _write_hours(
     An hour's file is smaller than a row group, which DuckDB writes on one thread: a full build
     writes thousands, so they are written side by side, each on a cursor of its own."""
     order = SORTED_BY.get(table, "ALL")
-
-    def write(cursor: duckdb.DuckDBPyConnection, part: list[tuple[str, str]]) -> None:
-        for day, hh in part:
-            start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
-            query = (
-                f"SELECT * FROM core.{table} "
-                f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
-            )
-            _copy(cursor, query, folder / _hour_file(day, hh), order=order)
-
-    writers = min(HOUR_WRITERS, len(hours))
-    if writers < 2:
-        write(con, hours)
-        return
-    cursors = [configured(con.cursor()) for _ in range(writers)]
-    try:
-        with ThreadPoolExecutor(writers) as pool:
-            # each cursor takes every n-th hour: a cursor serves one thread
-            list(pool.map(write, cursors, [hours[n::writers] for n in range(writers)]))
-    finally:
-        for cursor in cursors:
-            cursor.close()
+    copies: list[tuple[str, Path, str]] = []
+    for day, hh in hours:
+        start = f"TIMESTAMPTZ '{day} {hh}:00:00+00'"
+        query = (
+            f"SELECT * FROM core.{table} "
+            f"WHERE {column} >= {start} AND {column} < {start} + INTERVAL 1 HOUR"
+        )
+        copies.append((query, folder / _hour_file(day, hh), order))
+    _side_by_side(con, copies, HOUR_WRITERS)
 
 
 def _write_partitioned(
