@@ -86,8 +86,9 @@ def _write_report(settings: Settings, record: dict) -> None:
     os.replace(tmp, path)
 
 
-def _nothing_new(settings: Settings, fingerprint: str, as_of: datetime | None) -> bool:
-    last = _last_report(settings)
+def _nothing_new(settings: Settings, last: dict, fingerprint: str, as_of: datetime | None) -> bool:
+    """Whether the last build (`last`, its report) succeeded on these very inputs and left what
+    it built in place."""
     release = last.get("release")
     return (
         last.get("success") is True
@@ -145,10 +146,11 @@ def execute(
         raise BuildRefused(problem)
     with warehouse_lock(settings.lock_file, wait):
         folders = folder_stamp(settings)
-        will_run = force or _last_report(settings).get("raw_folders") != folders
+        last = _last_report(settings)  # read once: the guess, the answer, the skipped build's
+        will_run = force or last.get("raw_folders") != folders
         fingerprint = _fingerprint(settings, as_of, will_run=will_run)
-        if not force and _nothing_new(settings, fingerprint, as_of):
-            return _skipped(settings, strict, time.perf_counter() - started)
+        if not force and _nothing_new(settings, last, fingerprint, as_of):
+            return _skipped(last, strict, time.perf_counter() - started)
         for path in clean_working_copies(settings.warehouse):
             report(f"removed the database a killed build left: {path}")
         run_id = str(uuid.uuid4())  # known before the run: it names the run's working copy
@@ -185,10 +187,10 @@ def execute(
     return outcome
 
 
-def _skipped(settings: Settings, strict: bool, seconds: float) -> BuildOutcome:
-    """Nothing changed since the last successful build: its release stands, and so do the
-    snapshots it could not use (a --strict build refuses them as it would have then)."""
-    last = _last_report(settings)
+def _skipped(last: dict, strict: bool, seconds: float) -> BuildOutcome:
+    """Nothing changed since the last successful build (`last`, its report): its release stands,
+    and so do the snapshots it could not use (a --strict build refuses them as it would have
+    then)."""
     release = last["release"]
     report(f"nothing new since the last build: release {release} stands")
     notes = [str(n) for n in last.get("notes") or []]
