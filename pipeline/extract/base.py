@@ -25,6 +25,7 @@ from pipeline.schema.sql_checks import UntranslatableCheck, failing_rows
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.support.text import TextDecodeError, decode_text
+from pipeline.warehouse.connection import registered
 
 
 class ExtractError(ValueError):
@@ -218,14 +219,11 @@ def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Tab
         if key
         else "0"
     )
-    con.register(_STAGED, table)
-    try:
+    with registered(con, _STAGED, table):
         # fetchall: a result left unfinished would keep the connection from unregistering
         (found,) = con.execute(
             f"SELECT count(*) FILTER (WHERE {failing}), {repeated} FROM {_STAGED}"
         ).fetchall()
-    finally:
-        con.unregister(_STAGED)
     return not any(found)
 
 

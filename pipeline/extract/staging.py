@@ -23,7 +23,7 @@ import stat
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -58,7 +58,7 @@ from pipeline.support.faults import pause_point
 from pipeline.support.file_keys import FileKey
 from pipeline.support.progress import report
 from pipeline.support.sizes import runs
-from pipeline.warehouse.connection import MEMORY_LIMIT
+from pipeline.warehouse.connection import MEMORY_LIMIT, registered
 
 EXTRACTIONS_DDL = """
 CREATE TABLE IF NOT EXISTS staging.extractions (
@@ -272,21 +272,6 @@ def _checked_table(
     return pa.Table.from_pandas(kept[columns], preserve_index=False)
 
 
-@contextmanager
-def registered(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> Iterator[str]:
-    """The Arrow `table` readable as the view `name` while the block runs."""
-    # DuckDB 2 refuses to register beside a result left unfetched, which a query would end
-    # anyway: it is ended (DuckDB 1 has no such state, nor the method)
-    complete = getattr(con, "complete", None)
-    if complete is not None:
-        complete()
-    con.register(name, table)
-    try:
-        yield name
-    finally:
-        con.unregister(name)
-
-
 def registered_ids(
     con: duckdb.DuckDBPyConnection, name: str, snapshot_ids: Sequence[str]
 ) -> AbstractContextManager[str]:
@@ -301,13 +286,12 @@ def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> 
     inventory (up to the --as-of bound, sources still registered) whose extraction is ok. Staging
     also keeps snapshots past the bound or of removed sources; their names must not block."""
     ids = pa.table({"snapshot_id": pa.array(list(snapshot_ids), pa.string())})
-    con.register("inventory_ids", ids)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE build_scope AS SELECT e.snapshot_id "
-        "FROM staging.extractions AS e SEMI JOIN inventory_ids AS i USING (snapshot_id) "
-        "WHERE e.status = 'ok'"
-    )
-    con.unregister("inventory_ids")
+    with registered(con, "inventory_ids", ids):
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE build_scope AS SELECT e.snapshot_id "
+            "FROM staging.extractions AS e SEMI JOIN inventory_ids AS i USING (snapshot_id) "
+            "WHERE e.status = 'ok'"
+        )
 
 
 def _differing_records(
@@ -463,14 +447,14 @@ def _upsert_extractions(
         return
     # the table's own column types (EXTRACTIONS_DDL), not a second list of them
     schema = con.sql("FROM staging.extractions LIMIT 0").to_arrow_table().schema
-    con.register("incoming_extractions", pa.Table.from_pylist(rows, schema=schema))
-    if replace:
-        con.execute(
-            "DELETE FROM staging.extractions WHERE snapshot_id IN "
-            "(SELECT snapshot_id FROM incoming_extractions)"
-        )
-    con.execute("INSERT INTO staging.extractions BY NAME SELECT * FROM incoming_extractions")
-    con.unregister("incoming_extractions")
+    incoming = pa.Table.from_pylist(rows, schema=schema)
+    with registered(con, "incoming_extractions", incoming):
+        if replace:
+            con.execute(
+                "DELETE FROM staging.extractions WHERE snapshot_id IN "
+                "(SELECT snapshot_id FROM incoming_extractions)"
+            )
+        con.execute("INSERT INTO staging.extractions BY NAME SELECT * FROM incoming_extractions")
 
 
 def _restat(con: duckdb.DuckDBPyConnection, jobs: list[_Job]) -> None:
@@ -485,13 +469,12 @@ def _restat(con: duckdb.DuckDBPyConnection, jobs: list[_Job]) -> None:
             "file_ctime_ns": pa.array([job.ctime_ns for job in jobs], pa.int64()),
         }
     )
-    con.register("restat", table)
-    con.execute(
-        "UPDATE staging.extractions AS e SET file_size = r.file_size, "
-        "file_mtime_ns = r.file_mtime_ns, file_ctime_ns = r.file_ctime_ns "
-        "FROM restat AS r WHERE e.snapshot_id = r.snapshot_id"
-    )
-    con.unregister("restat")
+    with registered(con, "restat", table):
+        con.execute(
+            "UPDATE staging.extractions AS e SET file_size = r.file_size, "
+            "file_mtime_ns = r.file_mtime_ns, file_ctime_ns = r.file_ctime_ns "
+            "FROM restat AS r WHERE e.snapshot_id = r.snapshot_id"
+        )
 
 
 def _plan(
@@ -606,9 +589,8 @@ def _write(
             )
         for name, table in chunk.frames.items():
             if table.num_rows:
-                con.register("incoming", table)
-                con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
-                con.unregister("incoming")
+                with registered(con, "incoming", table):
+                    con.execute(f"INSERT INTO staging.{name} BY NAME SELECT * FROM incoming")
         _upsert_extractions(con, extraction_rows, replace=bool(again))
         pause_point("staging-batch")  # inside the chunk's transaction
         con.execute("COMMIT")

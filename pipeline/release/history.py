@@ -38,6 +38,7 @@ from pipeline.release.publish import (
     list_versions,
     read_exports,
 )
+from pipeline.warehouse.connection import registered
 from pipeline.warehouse.marts import ensure_history
 
 RELEASES_SCHEMA = pa.schema(
@@ -224,9 +225,8 @@ def record_releases(
             ("history.releases", RELEASES_SCHEMA, releases),
             ("history.release_figures", FIGURES_SCHEMA, release_figures),
         ):
-            con.register("incoming", pa.Table.from_pylist(rows, schema=schema))
-            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
-            con.unregister("incoming")
+            with registered(con, "incoming", pa.Table.from_pylist(rows, schema=schema)):
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -26,6 +29,22 @@ def configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")  # builds report their own progress
     return con
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, table: Any) -> Iterator[str]:
+    """`table` (Arrow or pandas) readable as the view `name` while the block runs, and
+    unregistered after it, also when it fails."""
+    # DuckDB 2 refuses to register beside a result left unfetched, which a query would end
+    # anyway: it is ended (DuckDB 1 has no such state, nor the method)
+    complete = getattr(con, "complete", None)
+    if complete is not None:
+        complete()
+    con.register(name, table)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
 
 
 def wal_of(path: Path) -> Path:

@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pipeline.extract.staging import registered, scope_build
+from pipeline.extract.staging import scope_build
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.normalise.numbers import parse_count_statement, parse_figure
@@ -36,6 +36,7 @@ from pipeline.support.settings import SQL_DIR
 from pipeline.support.sizes import runs
 from pipeline.warehouse.appended import mark_appends, wrong_retrieval_times
 from pipeline.warehouse.citations import ensure_citations, refresh_citations
+from pipeline.warehouse.connection import registered
 from pipeline.warehouse.current import ensure_current, refresh_current
 from pipeline.warehouse.measurement_sources import (
     ensure_measurement_sources,
@@ -83,17 +84,15 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
-    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
-    con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM incoming")
-    con.unregister("incoming")
+    with registered(con, "incoming", pa.Table.from_pandas(frame, preserve_index=False)):
+        con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM incoming")
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
     model = CORE_TABLES[table.split(".")[-1]]
     frame = model.validate(frame, lazy=True)
-    con.register("incoming", pa.Table.from_pandas(frame, preserve_index=False))
-    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
-    con.unregister("incoming")
+    with registered(con, "incoming", pa.Table.from_pandas(frame, preserve_index=False)):
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
 
 
 def _sources_frame(sources: dict[str, Source], confirmed: dict[str, datetime]) -> pd.DataFrame:
