@@ -375,6 +375,18 @@ def test_an_endpoint_with_a_malformed_field_is_left_out_and_reported(
     assert (row.endpoints_listed, row.endpoints_staged) == (6, 5)
 
 
+def test_a_price_text_refused_before_is_refused_again_naming_the_field_it_is_in(
+    tmp_path: Path,
+) -> None:
+    # prices and labels are remembered per process: a refusal must not be, nor its field's name
+    for number, key in enumerate(("prompt", "completion", "prompt")):
+        change = endpoint("baidu/fp8")(lambda e, key=key: e["pricing"].__setitem__(key, "0.5"))
+        frames = parse(response(tmp_path / str(number)), edited(FLASH, change))
+        problem = frames["openrouter_poll_members"].iloc[0].problem
+        assert f"pricing.{key} is '0.5': not a price" in problem, problem
+        assert len(frames["openrouter_endpoints"]) == 5
+
+
 def test_a_number_written_as_a_string_is_read(tmp_path: Path) -> None:
     data = edited(FLASH, endpoint("baidu/fp8")(lambda e: e["latency_last_30m"].update(p50="683")))
     assert stats(parse(response(tmp_path), data))[("baidu/fp8", "ttft_s", "p50")] == 0.683

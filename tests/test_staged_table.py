@@ -16,6 +16,7 @@ from conftest import BUNDLED_RAW
 
 from pipeline.extract import PARSERS, staging
 from pipeline.extract.base import (
+    ArrowRecords,
     Records,
     SnapshotInput,
     deferred,
@@ -128,6 +129,29 @@ def test_a_null_provenance_value_is_no_value_of_its_own():
     assert records.merged()[0]["observed_at"] == pd.Timestamp("2026-11-29T06:00Z")
     table = staged_table("llmperf_runs", [records])
     assert table.column("observed_at").to_pylist() == [pd.Timestamp("2026-11-29T06:00Z")]
+
+
+def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenance():
+    # a parser may hand a frame's rows as Arrow columns (OpenRouter's percentiles do)
+    template = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    rows = [dict(row) for row in list(template)[:3]]
+    columns = pa.Table.from_pylist(rows)
+    assert "snapshot_id" not in columns.column_names  # each part's provenance fills it
+    parts = [
+        ArrowRecords(columns, _records("a/1", []).provenance),
+        _records("b/2", rows[:2], "2026-11-30T06:00:00Z"),
+        ArrowRecords(columns.slice(1), _records("c/3", [], "2026-12-01T06:00:00Z").provenance),
+    ]
+    table = staged_table("openrouter_endpoint_stats", parts)
+    assert table.column("snapshot_id").to_pylist() == ["a/1"] * 3 + ["b/2"] * 2 + ["c/3"] * 2
+    assert table.column("observed_at").to_pylist()[2:4] == [
+        pd.Timestamp("2026-11-29T06:00Z"),
+        pd.Timestamp("2026-11-30T06:00Z"),
+    ]
+    assert table.column("value").to_pylist() == [row["value"] for row in rows + rows[:2] + rows[1:]]
+    as_dicts = [Records(list(part), part.provenance) for part in parts]
+    assert table.equals(staged_table("openrouter_endpoint_stats", as_dicts))
+    assert len(parts[2]) == 2 and parts[2].merged()[0]["snapshot_id"] == "c/3"
 
 
 def test_nothing_parsed_is_an_empty_table_of_the_model():

@@ -101,14 +101,14 @@ class Parser:
         )
 
 
-_PROVENANCE = ("source_id", "snapshot_id", "observed_at")
+PROVENANCE = ("source_id", "snapshot_id", "observed_at")
 
 
 def _summarise(errors: pa_errors.SchemaErrors, limit: int = 6) -> str:
     cases = errors.failure_cases
     duplicate = cases["check"].astype(str) == "multiple_fields_uniqueness"
     # Provenance columns repeat on every row of a snapshot: naming them says nothing.
-    cases = cases[~(duplicate & cases["column"].isin(_PROVENANCE))]
+    cases = cases[~(duplicate & cases["column"].isin(PROVENANCE))]
     parts: dict[str, None] = {}
     for row in cases.head(200).itertuples(index=False):
         column = getattr(row, "column", None) or "frame"
@@ -139,6 +139,40 @@ class Records(list):
         return rows
 
 
+class ArrowRecords:
+    """Rows of a staged frame given as an Arrow table (a parser that reads in DuckDB), deferred
+    as `Records` are: the table holds some or all of the frame's columns, and a column it lacks
+    (provenance, say) is null, to be filled as a dict row's missing key is."""
+
+    def __init__(self, table: pa.Table, provenance: dict[str, Any]) -> None:
+        self.table = table
+        self.provenance = provenance
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.table.to_pylist())
+
+    def merged(self) -> list[dict[str, Any]]:
+        return Records(self.table.to_pylist(), self.provenance).merged()
+
+    def as_schema(self, schema: pa.Schema) -> pa.Table:
+        """The rows with `schema`'s columns, in its order and types (nulls where lacking)."""
+        rows = self.table.num_rows
+        return pa.Table.from_arrays(
+            [
+                self.table.column(field.name).cast(field.type)
+                if field.name in self.table.column_names
+                else pa.nulls(rows, field.type)
+                for field in schema
+            ],
+            schema=schema,
+        )
+
+
+StagedRows = Records | ArrowRecords
+
 _deferred = threading.local()
 
 
@@ -155,11 +189,11 @@ def deferred() -> Iterator[None]:
 
 def frame_of(frame_name: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(FRAMES[frame_name].to_schema().columns)
-    rows = records.merged() if isinstance(records, Records) else list(records)
+    rows = records.merged() if isinstance(records, Records | ArrowRecords) else list(records)
     return pd.DataFrame.from_records(rows, columns=columns)
 
 
-def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
+def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
     """Rows of many snapshots as one Arrow table of the frame's model types, built column by
     column in Arrow (a DataFrame from row dicts took twice as long, and Pandera then coerced its
     object columns), in one call for the whole chunk (a call per snapshot cost 0.1 ms each, a
@@ -171,13 +205,13 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
     Pandera's coercion decides."""
     model = FRAMES[frame_name]
     schema = arrow_schema(model)
-    table = pa.Table.from_pylist([row for records in parts for row in records], schema=schema)
+    table = _rows_table(parts, schema)
     # each row's snapshot, as positions into the parts
     owner = pa.array(np.repeat(np.arange(len(parts)), [len(records) for records in parts]))
     columns = []
     for field in schema:
         column = table.column(field.name)
-        if field.name in _PROVENANCE:
+        if field.name in PROVENANCE:
             given = pa.array([records.provenance[field.name] for records in parts], field.type)
             column = pc.coalesce(column, pc.take(given, owner))
         columns.append(_nan_as_null(column))
@@ -188,6 +222,24 @@ def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
         if not nullable and built.column(name).null_count:
             raise ValueError(f"{frame_name}: a null in {name}, which allows none")
     return built
+
+
+def _rows_table(parts: Sequence[StagedRows], schema: pa.Schema) -> pa.Table:
+    """The parts' rows in order as one table of `schema`: dict rows converted a run at a time,
+    Arrow rows as they are."""
+    pieces: list[pa.Table] = []
+    run: list[dict[str, Any]] = []
+    for records in parts:
+        if isinstance(records, ArrowRecords):
+            if run:
+                pieces.append(pa.Table.from_pylist(run, schema=schema))
+                run = []
+            pieces.append(records.as_schema(schema))
+        else:
+            run.extend(records)
+    if run or not pieces:
+        pieces.append(pa.Table.from_pylist(run, schema=schema))
+    return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
 
 
 def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -238,15 +290,18 @@ def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def validated(
-    frame_name: str, snapshot: SnapshotInput, rows: Sequence[Mapping[str, Any]]
+    frame_name: str, snapshot: SnapshotInput, rows: Sequence[Mapping[str, Any]] | pa.Table
 ) -> pd.DataFrame:
-    """Build a staged frame from row dicts (adding provenance columns) and validate it lazily."""
+    """Build a staged frame from row dicts or an Arrow table of some of its columns (adding
+    provenance columns) and validate it lazily."""
     provenance = {
         "source_id": snapshot.source.id,
         "snapshot_id": snapshot.snapshot_id,
         "observed_at": snapshot.observed_at,
     }
-    records = Records(rows, provenance)
+    records: StagedRows = (
+        ArrowRecords(rows, provenance) if isinstance(rows, pa.Table) else Records(rows, provenance)
+    )
     if getattr(_deferred, "on", False):
         return records  # type: ignore[return-value]
     try:
