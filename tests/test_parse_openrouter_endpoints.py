@@ -387,6 +387,56 @@ def test_a_price_text_refused_before_is_refused_again_naming_the_field_it_is_in(
         assert len(frames["openrouter_endpoints"]) == 5
 
 
+def test_each_percentile_row_names_its_own_response_model_and_endpoint(tmp_path: Path) -> None:
+    # the rows are built as columns: an endpoint without figures, a tag listed twice (both left
+    # out) and a response without figures between others must not shift any row onto another
+    def shuffled(document: dict[str, Any]) -> None:
+        endpoints = document["data"]["endpoints"]
+        endpoints[1]["latency_last_30m"] = endpoints[1]["throughput_last_30m"] = None
+        endpoints.insert(3, dict(endpoints[2]))  # the third endpoint's tag, twice
+
+    flash = edited(FLASH, shuffled)
+    other = f"{API}/deepseek/deepseek-v4-flash-copy/endpoints"
+    copy = edited(FLASH, lambda d: d["data"].__setitem__("id", "deepseek/deepseek-v4-flash-copy"))
+    frames = parse(poll(tmp_path, member(flash), member(GPT4O, GPT4O_URL), member(copy, other)))
+    source = json.loads(FLASH)["data"]["endpoints"]
+    figures = {
+        (e["tag"], metric, statistic): e[key][statistic] / divisor
+        for e in source
+        for metric, key, divisor in (
+            ("output_tokens_per_s", "throughput_last_30m", 1),
+            ("ttft_s", "latency_last_30m", 1000),
+        )
+        for statistic in ("p50", "p75", "p90", "p99")
+        if e[key] and e[key].get(statistic) is not None
+    }
+    rows = frames["openrouter_endpoint_stats"]
+    left_out = {source[1]["tag"], source[2]["tag"]}  # no figures; listed twice
+    by_member = {
+        FLASH_URL: ("deepseek/deepseek-v4-flash", left_out),
+        other: ("deepseek/deepseek-v4-flash-copy", set()),
+    }
+    assert set(rows["member_url"]) == set(by_member)  # gpt-4o's response has no figures
+    for url, (model, absent) in by_member.items():
+        mine = rows[rows["member_url"] == url]
+        assert set(mine["model"]) == {model}
+        assert set(mine["tag"]) == {e["tag"] for e in source} - absent
+        for row in mine.itertuples():
+            assert row.value == pytest.approx(figures[(row.tag, row.metric, row.statistic)])
+
+
+def test_a_long_text_is_cleaned_as_json_label_cleans_it_and_not_remembered() -> None:
+    from pipeline.extract import openrouter_endpoints as parser
+    from pipeline.extract.jsondoc import json_label
+
+    long = "<b>Provider</b> " + "x" * 5_000
+    before = parser._clean_text.cache_info().currsize
+    assert parser._label(long) == json_label(long)
+    assert parser._clean_text.cache_info().currsize == before
+    assert parser._label(" Provider  18 ") == json_label(" Provider  18 ") == "Provider 18"
+    assert parser._label(5) is None
+
+
 def test_a_number_written_as_a_string_is_read(tmp_path: Path) -> None:
     data = edited(FLASH, endpoint("baidu/fp8")(lambda e: e["latency_last_30m"].update(p50="683")))
     assert stats(parse(response(tmp_path), data))[("baidu/fp8", "ttft_s", "p50")] == 0.683

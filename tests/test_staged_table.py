@@ -154,6 +154,23 @@ def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenanc
     assert len(parts[2]) == 2 and parts[2].merged()[0]["snapshot_id"] == "c/3"
 
 
+def test_arrow_rows_of_another_type_go_the_pandas_path_as_dict_rows_do(checker):
+    template = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    rows = [dict(row) for row in list(template)[:2]]
+    for row, text in zip(rows, ("12.5", "7"), strict=True):
+        row["value"] = text  # strings Pandera coerces; no cast of Arrow's decides it
+    odd = ArrowRecords(pa.Table.from_pylist(rows), _records("odd/1", []).provenance)
+    with pytest.raises(pa.ArrowInvalid, match="value is string"):
+        staged_table("openrouter_endpoint_stats", [odd])
+    extra = ArrowRecords(pa.table({"colour": ["red"]}), _records("odd/2", []).provenance)
+    with pytest.raises(pa.ArrowInvalid, match="colour"):
+        staged_table("openrouter_endpoint_stats", [extra])
+    failed: dict[str, str] = {}
+    table = _checked_table("openrouter_endpoint_stats", [odd], failed, checker)
+    assert failed == {}
+    assert table.column("value").to_pylist() == [12.5, 7.0]
+
+
 def test_nothing_parsed_is_an_empty_table_of_the_model():
     table = staged_table("openrouter_endpoints", [])
     assert table.num_rows == 0

@@ -101,14 +101,14 @@ class Parser:
         )
 
 
-PROVENANCE = ("source_id", "snapshot_id", "observed_at")
+_PROVENANCE = ("source_id", "snapshot_id", "observed_at")
 
 
 def _summarise(errors: pa_errors.SchemaErrors, limit: int = 6) -> str:
     cases = errors.failure_cases
     duplicate = cases["check"].astype(str) == "multiple_fields_uniqueness"
     # Provenance columns repeat on every row of a snapshot: naming them says nothing.
-    cases = cases[~(duplicate & cases["column"].isin(PROVENANCE))]
+    cases = cases[~(duplicate & cases["column"].isin(_PROVENANCE))]
     parts: dict[str, None] = {}
     for row in cases.head(200).itertuples(index=False):
         column = getattr(row, "column", None) or "frame"
@@ -140,9 +140,10 @@ class Records(list):
 
 
 class ArrowRecords:
-    """Rows of a staged frame given as an Arrow table (a parser that reads in DuckDB), deferred
-    as `Records` are: the table holds some or all of the frame's columns, and a column it lacks
-    (provenance, say) is null, to be filled as a dict row's missing key is."""
+    """Rows of a staged frame given as an Arrow table (a parser that builds its rows in Arrow),
+    deferred as `Records` are: the table holds some of the frame's columns, each of the model's
+    type, and a column it lacks (provenance, say) is null, to be filled as a dict row's missing
+    key is."""
 
     def __init__(self, table: pa.Table, provenance: dict[str, Any]) -> None:
         self.table = table
@@ -158,17 +159,24 @@ class ArrowRecords:
         return Records(self.table.to_pylist(), self.provenance).merged()
 
     def as_schema(self, schema: pa.Schema) -> pa.Table:
-        """The rows with `schema`'s columns, in its order and types (nulls where lacking)."""
-        rows = self.table.num_rows
-        return pa.Table.from_arrays(
-            [
-                self.table.column(field.name).cast(field.type)
-                if field.name in self.table.column_names
-                else pa.nulls(rows, field.type)
-                for field in schema
-            ],
-            schema=schema,
-        )
+        """The rows with `schema`'s columns, in its order (nulls where lacking). A column of
+        another type, or one the schema lacks, raises pa.ArrowInvalid: no cast decides what the
+        dict path would refuse (a string in a number column), the caller's pandas path does."""
+        unknown = set(self.table.column_names) - set(schema.names)
+        if unknown:
+            raise pa.ArrowInvalid(f"columns the model lacks: {', '.join(sorted(unknown))}")
+        columns = []
+        for field in schema:
+            if field.name not in self.table.column_names:
+                columns.append(pa.nulls(self.table.num_rows, field.type))
+                continue
+            column = self.table.column(field.name)
+            if column.type == pa.null():
+                column = column.cast(field.type)
+            elif column.type != field.type:
+                raise pa.ArrowInvalid(f"{field.name} is {column.type}, not {field.type}")
+            columns.append(column)
+        return pa.Table.from_arrays(columns, schema=schema)
 
 
 StagedRows = Records | ArrowRecords
@@ -178,7 +186,7 @@ _deferred = threading.local()
 
 @contextmanager
 def deferred() -> Iterator[None]:
-    """Within this block `validated` returns plain `Records`: the caller validates many
+    """Within this block `validated` returns `Records` or `ArrowRecords`: the caller validates many
     snapshots' rows in one frame, which is much faster than a frame per snapshot."""
     _deferred.on = True
     try:
@@ -187,7 +195,7 @@ def deferred() -> Iterator[None]:
         _deferred.on = False
 
 
-def frame_of(frame_name: str, records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def frame_of(frame_name: str, records: StagedRows | Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(FRAMES[frame_name].to_schema().columns)
     rows = records.merged() if isinstance(records, Records | ArrowRecords) else list(records)
     return pd.DataFrame.from_records(rows, columns=columns)
@@ -211,7 +219,7 @@ def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
     columns = []
     for field in schema:
         column = table.column(field.name)
-        if field.name in PROVENANCE:
+        if field.name in _PROVENANCE:
             given = pa.array([records.provenance[field.name] for records in parts], field.type)
             column = pc.coalesce(column, pc.take(given, owner))
         columns.append(_nan_as_null(column))
@@ -226,7 +234,7 @@ def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
 
 def _rows_table(parts: Sequence[StagedRows], schema: pa.Schema) -> pa.Table:
     """The parts' rows in order as one table of `schema`: dict rows converted a run at a time,
-    Arrow rows as they are."""
+    Arrow rows taken as they are (`ArrowRecords.as_schema`)."""
     pieces: list[pa.Table] = []
     run: list[dict[str, Any]] = []
     for records in parts:

@@ -65,6 +65,7 @@ UPTIMES = ("uptime_last_5m", "uptime_last_30m", "uptime_last_1d")
 SHAPE = "{'data': {'id': 'author/slug', 'endpoints': [endpoint, ...]}}"
 SHOWN_PROBLEMS = 5
 CACHED_TEXTS = 1 << 16  # prices and labels remembered per process (a poll has about 20,000)
+CACHED_LENGTH = 200  # characters at most of a text remembered: about 20 MB per cache at most
 _EXACT = 2**53  # an integer beyond this may not be a float exactly (json_number then decides)
 
 
@@ -89,9 +90,9 @@ class _Read:
     member: dict[str, Any]
     endpoints: list[dict[str, Any]] = field(default_factory=list)
     # (metric, statistic, value) of each staged endpoint in turn: the other columns are the
-    # endpoint's (its tag, with how many rows it has) or the response's
+    # endpoint's (stat_counts) or the response's
     stats: list[tuple[str, str, float]] = field(default_factory=list)
-    stats_of: list[tuple[str, int]] = field(default_factory=list)
+    stat_counts: list[tuple[str, int]] = field(default_factory=list)  # (tag, rows) per endpoint
 
 
 def _summary(problems: list[str]) -> str | None:
@@ -114,7 +115,7 @@ def _number(value: Any, what: str, low: float, high: float) -> float | None:
 
 
 def _price(value: Any, what: str) -> float | None:
-    if type(value) is str:
+    if type(value) is str and len(value) <= CACHED_LENGTH:
         with suppress(_Problem):  # a refused text is read again below, to name the field
             return _price_of_text(value)
     return _price_of(value, what)
@@ -140,8 +141,12 @@ def _clean_text(value: str, max_length: int) -> str | None:
 
 
 def _label(value: Any, max_length: int = 500) -> str | None:
-    """json_label, each text cleaned once."""
-    return _clean_text(value, max_length) if type(value) is str else None
+    """json_label, each short text cleaned once (only `str`: what JSON gives)."""
+    if type(value) is not str:
+        return None
+    if len(value) > CACHED_LENGTH:  # a long text is not kept alive by the cache
+        return json_label(value, max_length)
+    return _clean_text(value, max_length)
 
 
 def _figure(raw: Any, key: str, statistic: str, divisor: float, bound: float) -> float:
@@ -293,7 +298,7 @@ def _read_member(index: int, member: BundleMember, models: dict[str, int]) -> _R
             continue  # which of the copies is right is unknowable
         read.endpoints.append(row)
         read.stats += stats
-        read.stats_of.append((row["tag"], len(stats)))
+        read.stat_counts.append((row["tag"], len(stats)))
         read.member["endpoints_without_statistics"] += 0 if stats else 1
     read.member["endpoints_staged"] = len(read.endpoints)
     read.member["problem"] = _summary(problems)
@@ -329,7 +334,7 @@ def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
     )
 
 
-def _repeated(values: list[Any], times: list[int]) -> pa.Array:
+def _repeated(values: list[str | None], times: list[int]) -> pa.Array:
     """Each value as many times as said, in Arrow (a string column built per row cost 9 ms a
     poll, from one string per endpoint 0.1 ms)."""
     return pa.array(values, pa.string()).take(np.repeat(np.arange(len(values)), times))
@@ -342,7 +347,7 @@ def _stats_table(reads: list[_Read]) -> pa.Table:
     metrics, statistics, values = zip(*stats, strict=True) if stats else ((),) * 3
     members = [read.member for read in reads]
     counts = [len(read.stats) for read in reads]
-    endpoints = [pair for read in reads for pair in read.stats_of]
+    endpoints = [pair for read in reads for pair in read.stat_counts]
     return pa.table(
         {
             "member_url": _repeated([member["member_url"] for member in members], counts),
@@ -351,8 +356,8 @@ def _stats_table(reads: list[_Read]) -> pa.Table:
             "metric": pa.array(metrics, pa.string()),
             "statistic": pa.array(statistics, pa.string()),
             "value": pa.array(values, pa.float64()),
-            "window_minutes": pa.repeat(OPENROUTER_WINDOW_MINUTES, len(stats)).cast(pa.int64()),
-            "method": pa.repeat(METHOD, len(stats)).cast(pa.string()),
+            "window_minutes": pa.repeat(OPENROUTER_WINDOW_MINUTES, len(stats)),
+            "method": pa.repeat(METHOD, len(stats)),
         }
     )
 

@@ -153,7 +153,7 @@ def _parse_data(
     data: bytes,
     reviewed: ReviewedFiles | None,
     version: str,
-) -> dict[str, list[dict]] | str:
+) -> dict[str, StagedRows] | str:
     """A snapshot's records per frame, or why its parser rejects it (a message naming it)."""
     sid = meta.snapshot_id
     parser = PARSERS[source.format]
@@ -189,7 +189,7 @@ def parse_problem(
 
 def _parse(
     job: _Job, store: SnapshotStore, reviewed: ReviewedFiles | None
-) -> dict[str, list[dict]] | str | SnapshotDamaged:
+) -> dict[str, StagedRows] | str | SnapshotDamaged:
     try:
         data = store.read(job.meta)
     except SnapshotDamaged as error:
