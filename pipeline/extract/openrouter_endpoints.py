@@ -335,8 +335,8 @@ def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
 
 
 def _repeated(values: list[str | None], times: list[int]) -> pa.Array:
-    """Each value as many times as said, in Arrow (a string column built per row cost 9 ms a
-    poll, from one string per endpoint 0.1 ms)."""
+    """Each value as many times as said, in Arrow: a response's or an endpoint's value is taken
+    for its rows by position, not repeated in a Python list of 18,000."""
     return pa.array(values, pa.string()).take(np.repeat(np.arange(len(values)), times))
 
 
