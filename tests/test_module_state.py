@@ -46,6 +46,8 @@ ALLOWED = {
     ("pipeline/support/text.py", "_local"): "the XSLT compiled from a constant, per thread",
     ("pipeline/support/text.py", "_invisible"): "a character table computed from constants",
     ("pipeline/support/text.py", "_decode_entity"): "HTML entities decoded: a pure function",
+    ("pipeline/support/text.py", "_remembered_clean_text"): "a pure function of a text",
+    ("pipeline/extract/staging.py", "_local"): "a thread's in-memory DuckDB for checks, kept empty",
     ("pipeline/raw/snapshots.py", "_file_mode"): "the process's umask, read once",
     ("pipeline/release/contracts.py", "validator"): "a packaged JSON Schema, compiled once",
     ("pipeline/release/templates.py", "_environment"): "packaged templates, compiled once",

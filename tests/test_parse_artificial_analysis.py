@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pandas as pd
 import pytest
-from test_parse_support import MB, bundled, edit, frame, parse, refused
+from test_parse_support import BUNDLED, MB, SOURCES, bundled, edit, frame, parse, refused
+
+from pipeline.extract import SnapshotInput
+from pipeline.extract import artificial_analysis as aa
+from pipeline.extract.html import TextTable, find_text_table, parse_html
+from pipeline.raw.snapshots import SnapshotMeta
 
 SOURCE = "aa-llama-3-3-instruct-70b"
 GROQ_ROW = re.compile(rb"<tr>\s*<td><img alt=\"Groq logo\".*?</tr>", re.DOTALL)
@@ -254,3 +260,59 @@ def test_a_table_nested_thousands_deep_is_an_error_not_a_crash(page: bytes) -> N
 def test_a_10_mb_cell_gives_a_short_error(page: bytes) -> None:
     data = edit(page, b"<td>321</td>", b"<td>" + b"3" * (10 * MB) + b"</td>")
     refused(bundled(SOURCE), data, "non-numeric cell '333", "row 2")
+
+
+# Each figure column read at once (cells.plain_numbers) against the cell-by-cell reading ----------
+
+
+def _table(snapshot: SnapshotInput, data: bytes | None = None) -> tuple[TextTable, dict, str]:
+    if data is not None:
+        snapshot = dataclasses.replace(snapshot, data=data)
+    document = parse_html(snapshot.text())
+    table = find_text_table(document, aa.PROVIDER, aa.SPEED, aa.TTFT, aa.PRICE)
+    assert table is not None
+    columns = {
+        "endpoint_label": table.column(*aa.PROVIDER),
+        **{field: table.column(*patterns) for field, patterns in _FIGURES.items()},
+    }
+    return table, columns, aa._page_model(document, snapshot)
+
+
+_FIGURES = {
+    "output_tokens_per_s": aa.SPEED,
+    "ttft_s": aa.TTFT,
+    "price_blended_usd_per_mtok": aa.PRICE,
+}
+_PAGES = [meta for meta in BUNDLED.list() if SOURCES[meta.source_id].format == "aa_provider_page"]
+
+
+@pytest.mark.parametrize("meta", _PAGES, ids=lambda meta: meta.snapshot_id)
+def test_every_bundled_page_reads_the_same_a_column_at_a_time_as_a_cell_at_a_time(
+    meta: SnapshotMeta,
+) -> None:
+    snapshot = SnapshotInput(meta, SOURCES[meta.source_id], BUNDLED.read(meta))
+    table, columns, model = _table(snapshot)
+    at_once = aa._plain_rows(table, columns, model)
+    assert at_once is not None  # the real pages take the quick path
+    assert at_once == aa._rows_cell_by_cell(table, columns, model, snapshot)
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        (b"<td>1,753.0</td>", 1753.0),  # a thousands separator: still read at once
+        (b"<td>\xe2\x80\x94</td>", None),  # an em dash as written: blank
+        (b"<td>N/A</td>", None),  # blank, but only cell by cell (casefolded)
+        (b"<td>321 t/s</td>", 321.0),  # a unit of the column: cell by cell
+        (b"<td><b>321</b></td>", 321.0),  # markup inside: normalised by the table's text
+    ],
+)
+def test_a_cell_that_is_not_a_plain_number_is_read_as_before(
+    page: bytes, cell: bytes, expected: float | None
+) -> None:
+    data = edit(page, b"<td>321</td>", cell)
+    table, columns, model = _table(bundled(SOURCE), data)
+    cell_by_cell = aa._rows_cell_by_cell(table, columns, model, bundled(SOURCE))
+    at_once = aa._plain_rows(table, columns, model)
+    assert at_once in (None, cell_by_cell)
+    assert speeds(parse(bundled(SOURCE), data)["aa_endpoints"])["Groq"] == expected

@@ -8,7 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.support.text import (
+    REMEMBERED_LENGTH,
     TextDecodeError,
+    _remembered_clean_text,
+    clean_repeated_text,
     clean_text,
     decode_text,
     page_text,
@@ -150,6 +153,20 @@ def test_clean_text_output_is_always_clean(text, max_length):
     assert not any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in cleaned)
     assert unicodedata.is_normalized("NFC", cleaned.removesuffix("…"))
     assert not re.search(r"<[A-Za-z!?/]", cleaned)
+
+
+@pytest.mark.parametrize("raw", CLEANED)
+def test_a_remembered_text_is_cleaned_as_clean_text_cleans_it_at_every_length(raw):
+    for max_length in (3, 500):
+        assert clean_repeated_text(raw, max_length) == clean_text(raw, max_length)
+        assert clean_repeated_text(raw, max_length) == clean_text(raw, max_length)  # remembered
+
+
+def test_a_long_text_is_cleaned_but_not_remembered():
+    long = "<b>Groq</b> " * (REMEMBERED_LENGTH // 10)
+    before = _remembered_clean_text.cache_info().currsize
+    assert clean_repeated_text(long) == clean_text(long)
+    assert _remembered_clean_text.cache_info().currsize == before
 
 
 def test_strip_invisible_keeps_whitespace_for_the_caller():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.extract.base import SnapshotInput
@@ -12,7 +12,10 @@ from pipeline.support.text import clean_text, shorten
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
 # Most cells are a bare number ('691', '1,753.0'): read those without the general parser.
-_PLAIN = re.compile(r"\$?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,15}(?:\.\d+)?)")
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,15}(?:\.\d+)?"
+_PLAIN = re.compile(rf"\$?({_NUMBER})")
+# A column of them, TAB-separated: matched in one call instead of one per cell.
+_PLAIN_COLUMN = re.compile(rf"\$?(?:{_NUMBER})(?:\t\$?(?:{_NUMBER}))*")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,30 @@ def require_unit(
 def _missing(text: str) -> bool:
     """A blank cell: empty, a dash, 'n/a' and the like."""
     return text.strip().casefold() in MISSING
+
+
+def plain_numbers(texts: Sequence[str], units: Units) -> list[float | None] | None:
+    """A column's cells as cell_number reads them, when each is a plain number (a '$' only in a
+    USD column) or exactly a blank as written ('', '—', 'n/a'): matched in one call for the
+    column, where a cell at a time cost a fifth of a page's parse. None for anything else: the
+    caller then reads cell by cell, and cell_number names the culprit."""
+    present = list(texts) if MISSING.isdisjoint(texts) else [t for t in texts if t not in MISSING]
+    if not present:
+        return [None] * len(texts)
+    joined = "\t".join(present)
+    # a cell holding a TAB would read as two: the separators must be the joins alone
+    if joined.count("\t") != len(present) - 1 or _PLAIN_COLUMN.fullmatch(joined) is None:
+        return None
+    # the match allows a '$' only before a number and a ',' only between its digits
+    if "$" in joined:
+        if "usd" not in units.divisors:
+            return None
+        joined = joined.replace("$", "")
+    numbers: list[float | None] = list(map(float, joined.replace(",", "").split("\t")))
+    if len(present) == len(texts):
+        return numbers
+    given = iter(numbers)
+    return [None if text in MISSING else next(given) for text in texts]
 
 
 def cell_number(

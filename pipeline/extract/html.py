@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import lxml.etree
 
-from pipeline.support.text import clean_text
+from pipeline.support.text import clean_repeated_text, clean_text
 
 _INVISIBLE = ("script", "style", "template", "noscript")
 _SPACES = re.compile(r"\s+")
@@ -66,7 +66,7 @@ def parse_html(text: str) -> Element:
 def element_text(element: Element) -> str:
     """Visible text of an element, whitespace-collapsed, markup and control characters removed."""
     if len(element) == 0:  # no child elements: its own text is all there is (most table cells)
-        return clean_text(element.text or "")
+        return clean_repeated_text(element.text or "")  # headers and names recur page after page
     return clean_text("".join(element.itertext()))  # clean_text collapses the whitespace
 
 
@@ -183,7 +183,7 @@ def text_tables(document: Element) -> list[TextTable]:
             continue
         # each line ends with its last cell's TAB; a row of no cells is one empty cell, as before
         rows = [line[:-1].split("\t") for line in lines]
-        headers = tuple(clean_text(cell) for cell in rows[0])
+        headers = tuple(clean_repeated_text(cell) for cell in rows[0])
         found.append(TextTable(headers, rows[1:]))
     return found
 

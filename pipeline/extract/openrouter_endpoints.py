@@ -46,7 +46,13 @@ from pipeline.schema.staging import (
     OPENROUTER_WINDOW_MINUTES,
 )
 from pipeline.schema.vocabulary import MAX_TOKENS_PER_S
-from pipeline.support.text import TextDecodeError, decode_text, shorten
+from pipeline.support.text import (
+    REMEMBERED_LENGTH,
+    REMEMBERED_TEXTS,
+    TextDecodeError,
+    decode_text,
+    shorten,
+)
 
 METHOD = "percentiles of live routed traffic"
 # metric -> (field of the endpoint, divisor into the metric's unit, upper bound in that unit)
@@ -64,8 +70,6 @@ COUNTS = ("context_length", "max_completion_tokens", "max_prompt_tokens")
 UPTIMES = ("uptime_last_5m", "uptime_last_30m", "uptime_last_1d")
 SHAPE = "{'data': {'id': 'author/slug', 'endpoints': [endpoint, ...]}}"
 SHOWN_PROBLEMS = 5
-CACHED_TEXTS = 1 << 16  # prices and labels remembered per process (a poll has about 20,000)
-CACHED_LENGTH = 200  # characters at most of a text remembered: about 20 MB per cache at most
 _EXACT = 2**53  # an integer beyond this may not be a float exactly (json_number then decides)
 
 
@@ -115,7 +119,7 @@ def _number(value: Any, what: str, low: float, high: float) -> float | None:
 
 
 def _price(value: Any, what: str) -> float | None:
-    if type(value) is str and len(value) <= CACHED_LENGTH:
+    if type(value) is str and len(value) <= REMEMBERED_LENGTH:
         with suppress(_Problem):  # a refused text is read again below, to name the field
             return _price_of_text(value)
     return _price_of(value, what)
@@ -130,12 +134,12 @@ def _price_of(value: Any, what: str) -> float | None:
 
 # A provider's prices and names come back the same in poll after poll: each text is read once
 # per process (the decimal conversions and the cleaning were a quarter of the parse).
-@lru_cache(maxsize=CACHED_TEXTS)
+@lru_cache(maxsize=REMEMBERED_TEXTS)
 def _price_of_text(value: str) -> float | None:
     return _price_of(value, "price")
 
 
-@lru_cache(maxsize=CACHED_TEXTS)
+@lru_cache(maxsize=REMEMBERED_TEXTS)
 def _clean_text(value: str, max_length: int) -> str | None:
     return json_label(value, max_length)
 
@@ -144,7 +148,7 @@ def _label(value: Any, max_length: int = 500) -> str | None:
     """json_label, each short text cleaned once (only `str`: what JSON gives)."""
     if type(value) is not str:
         return None
-    if len(value) > CACHED_LENGTH:  # a long text is not kept alive by the cache
+    if len(value) > REMEMBERED_LENGTH:  # a long text is not kept alive by the cache
         return json_label(value, max_length)
     return _clean_text(value, max_length)
 

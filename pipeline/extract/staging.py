@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import stat
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -230,10 +231,9 @@ def _chunk_of(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
             parts.setdefault(name, []).append(rows)
     chunk.parse_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    # the chunk's tables are checked in SQL by a DuckDB of the worker's own, in memory
-    with duckdb.connect(config={"threads": 1}) as checker:
-        for name, frame_parts in parts.items():
-            chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed, checker)
+    checker = _checker()
+    for name, frame_parts in parts.items():
+        chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed, checker)
     for sid in chunk.failed:
         chunk.counts.pop(sid, None)
     if chunk.failed:  # a snapshot that failed one frame is left out of all of them
@@ -244,6 +244,19 @@ def _chunk_of(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
             )
     chunk.validate_seconds = time.perf_counter() - started
     return chunk
+
+
+_local = threading.local()
+
+
+def _checker() -> duckdb.DuckDBPyConnection:
+    """The DuckDB, in memory, in which this thread (a worker's, most often) checks its chunks'
+    tables in SQL: opened once, where opening one per chunk cost 15-30 ms, 20 µs a page. It
+    holds nothing between chunks: each table is unregistered once checked."""
+    checker = getattr(_local, "checker", None)
+    if checker is None:
+        checker = _local.checker = duckdb.connect(config={"threads": 1})
+    return checker
 
 
 def _checked_table(

@@ -256,6 +256,24 @@ def clean_text(value: str, max_length: int = 500) -> str:
         window *= _WINDOW_GROWTH
 
 
+# Labels repeat from snapshot to snapshot (a provider's name, its variants): a parser may clean
+# each short text once per process. Only short ones, so a hostile page cannot fill the memory.
+REMEMBERED_TEXTS = 1 << 16
+REMEMBERED_LENGTH = 200  # characters: about 20 MB per cache at most
+
+
+@functools.lru_cache(maxsize=REMEMBERED_TEXTS)
+def _remembered_clean_text(value: str, max_length: int) -> str:
+    return clean_text(value, max_length)
+
+
+def clean_repeated_text(value: str, max_length: int = 500) -> str:
+    """clean_text, remembered for texts of at most REMEMBERED_LENGTH characters."""
+    if len(value) > REMEMBERED_LENGTH:
+        return clean_text(value, max_length)
+    return _remembered_clean_text(value, max_length)
+
+
 def url_problem(value: object) -> str | None:
     """Why `value` is not a URL Speedbook stores or publishes, or None when it is: the one rule
     for the registry, `snapshot add`, metadata records, redirects and the exports.
