@@ -41,6 +41,24 @@ def test_a_snapshot_s_span_covers_its_rows_in_every_frame() -> None:
     assert spans == {"s/1": (T1, T3), "s/2": (T3, T3), "s/3": None}  # a null: by id alone
 
 
+def test_a_span_of_nanosecond_times_covers_them_as_duckdb_keeps_them() -> None:
+    """Staged frames hold nanoseconds; DuckDB keeps microseconds, cutting the rest, and so do
+    the spans, as plain datetimes."""
+    base = pa.scalar(T1, pa.timestamp("ns", tz="UTC")).value
+    frame = pa.table(
+        {
+            "snapshot_id": ["s/1", "s/1"],
+            "observed_at": pa.array([base + 1_999, base + 7_000_999], pa.timestamp("ns", tz="UTC")),
+        }
+    )
+    low, high = _observed_spans({"a": frame})["s/1"]  # type: ignore[misc]
+    assert (type(low), type(high)) == (datetime, datetime)
+    assert (low, high) == (T1.replace(microsecond=1), T1.replace(microsecond=7_000))
+    with duckdb.connect() as con:
+        kept = con.execute("SELECT min(observed_at), max(observed_at) FROM frame").fetchone()
+    assert kept == (low, high)
+
+
 @pytest.fixture
 def warehouse(built, tmp_path) -> duckdb.DuckDBPyConnection:
     path = tmp_path / "w.duckdb"

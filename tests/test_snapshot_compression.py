@@ -181,6 +181,31 @@ def test_a_damaged_compressed_file_is_a_damaged_snapshot(settings, cli, damage):
     assert f"damaged: {meta.snapshot_id}: " in result.err and reason in result.err
 
 
+def test_a_read_names_the_file_it_could_not_read(tmp_path):
+    """The plain file is read when there is one, else the compressed one beside it; a message
+    names the file looked at: the compressed one when it is there but not readable, the plain
+    one when neither is there."""
+    store = SnapshotStore(tmp_path / "raw")
+    data = poll_bundle()
+    meta = add(store, data)
+    packed = packed_path(store, meta)
+    plain = packed.with_name(meta.data_file)
+    packed.rename(tmp_path / "kept.gz")
+    packed.symlink_to(tmp_path / "kept.gz")
+    with pytest.raises(SnapshotDamaged, match="symbolic link, not followed") as error:
+        store.read(meta)
+    assert str(packed) in str(error.value)
+    packed.unlink()
+    with pytest.raises(SnapshotDamaged, match="No such file") as error:
+        store.read(meta)
+    assert str(plain) in str(error.value) and COMPRESSED_SUFFIX not in str(error.value)
+    plain.write_bytes(data)  # a plain file beside none: read as it is
+    assert store.read(meta) == data
+    plain.unlink()
+    (tmp_path / "kept.gz").rename(packed)
+    assert store.read(meta) == data
+
+
 def test_decompression_stops_at_the_cap():
     """A bomb is cut one byte past the cap: it costs no more than a file of the cap."""
     stream = bomb(10_000_000)
