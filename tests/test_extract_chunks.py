@@ -114,3 +114,39 @@ def test_each_thread_checks_its_chunks_in_one_duckdb_that_keeps_nothing_between_
     ]
     with ThreadPoolExecutor(1) as pool:  # a connection serves one thread
         assert pool.submit(_checker).result() is not checker
+
+
+def test_workers_start_before_the_plan_only_where_it_will_surely_use_them(tmp_path, monkeypatch):
+    """A build with many snapshots never extracted starts its workers before the plan looks at
+    every file; one whose snapshots are all recorded starts none."""
+    from conftest import BUNDLED_RAW
+
+    import pipeline.extract.staging as staging
+    from pipeline.normalise.reviewed import ReviewedFiles
+    from pipeline.raw.snapshots import SnapshotStore
+    from pipeline.warehouse.connection import connect
+
+    store = SnapshotStore(BUNDLED_RAW)
+    sources = load_registry(BUNDLED_METADATA / "sources.toml")
+    pairs = [(meta, sources[meta.source_id]) for meta in store.list()]
+    reviewed = ReviewedFiles.load(BUNDLED_METADATA)
+    monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", len(pairs) - 1)
+    started = []
+    pool = staging._worker_pool
+    monkeypatch.setattr(staging, "_worker_pool", lambda n: started.append(n) or pool(n))
+    planned_after = []  # the workers started when each plan began
+    plan = staging._plan
+    monkeypatch.setattr(
+        staging, "_plan", lambda *args: planned_after.append(list(started)) or plan(*args)
+    )
+    with connect(tmp_path / "w.duckdb") as con:
+        staging.ensure_staging(con)
+        assert staging._surely_parallel(con, len(pairs), 2)
+        assert not staging._surely_parallel(con, len(pairs), 1)  # one process: no workers
+        assert not staging._surely_parallel(con, len(pairs) - 2, 2)  # too few
+        report = staging.extract(con, store, pairs, reviewed=reviewed, workers=2, chunk_size=9)
+        assert report.extracted == len(pairs) and started == [2]  # started once...
+        assert planned_after == [[2]]  # ...before the plan
+        assert not staging._surely_parallel(con, len(pairs), 2)  # all recorded now
+        report = staging.extract(con, store, pairs, reviewed=reviewed, workers=2)
+        assert report.cached == len(pairs) and started == [2] and planned_after[1] == [2]

@@ -641,6 +641,26 @@ def _worth_workers(jobs: list[_Job]) -> bool:
     return len(jobs) >= PARALLEL_THRESHOLD or sum(j.meta.size for j in jobs) >= PARALLEL_BYTES
 
 
+def _surely_parallel(con: duckdb.DuckDBPyConnection, snapshots: int, workers: int) -> bool:
+    """Whether the plan will find enough work for workers, known before it runs: at least
+    PARALLEL_THRESHOLD of the snapshots have no extraction record, so each is a job (every
+    record is counted as one of theirs: a guess that is wrong only where files went missing)."""
+    if workers < 2 or snapshots < PARALLEL_THRESHOLD:
+        return False
+    [(recorded,)] = con.execute("SELECT count(*) FROM staging.extractions").fetchall()
+    return snapshots - recorded >= PARALLEL_THRESHOLD
+
+
+def _worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes, started now: each imports the parsers (about a second) while the
+    caller goes on."""
+    # forkserver: a clean worker, not a fork of a process that may hold threads and locks
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    for _ in range(workers):  # a worker is started per task while none is idle
+        pool.submit(_run_chunk, [], None)
+    return pool
+
+
 def extract(
     con: duckdb.DuckDBPyConnection,
     store: SnapshotStore,
@@ -661,45 +681,65 @@ def extract(
     digests = reviewed.digests if reviewed else None
     versions = {name: PARSERS[name].cache_version(digests) for name in formats}
     result = ExtractReport()
-    jobs, seen = _plan(con, store, pairs, result, versions)
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    parallel = workers > 1 and _worth_workers(jobs)
-    chunks = list(
-        _chunks(jobs, chunk_size if parallel or len(jobs) > chunk_size else len(jobs) or 1)
-    )
-    done = 0
-    if parallel:
-        # the workers have the cores; DuckDB's own threads would take them from the parsers. It
-        # only appends meanwhile, and what it caches beyond that is memory the workers need: at
-        # 90 days of polls the writer held 1 GB beside two workers of 400 MB each.
-        con.execute("SET threads = 1")
-        con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
-        # forkserver: a clean worker, not a fork of a process that may hold threads and locks
-        context = multiprocessing.get_context("forkserver")
-        try:
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                # at most two chunks in flight per worker: memory stays bounded however many
-                # snapshots there are, and the workers never wait for the writer
-                queue = iter(chunks)
-                pending = deque(
-                    (batch, pool.submit(_run_chunk, batch, reviewed))
-                    for batch in itertools.islice(queue, 2 * workers)
-                )
-                while pending:
-                    batch, future = pending.popleft()
-                    chunk = future.result()
-                    following = next(queue, None)
-                    if following is not None:
-                        pending.append((following, pool.submit(_run_chunk, following, reviewed)))
-                    _write(con, batch, chunk, result, seen)
-                    done += len(batch)
-                    report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
-        finally:
-            con.execute("RESET threads")
-            con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # connect()'s
-    else:
-        for batch in chunks:
-            _write(con, batch, _run_chunk(batch, reviewed), result, seen)
-            done += len(batch)
-            report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+    # a full build's workers start while the plan looks at every file (1.4 s at a year of pages)
+    pool = _worker_pool(workers) if _surely_parallel(con, len(pairs), workers) else None
+    try:
+        jobs, seen = _plan(con, store, pairs, result, versions)
+        parallel = workers > 1 and _worth_workers(jobs)
+        chunks = list(
+            _chunks(jobs, chunk_size if parallel or len(jobs) > chunk_size else len(jobs) or 1)
+        )
+        if parallel:
+            pool = pool or _worker_pool(workers)
+            _extract_in(pool, workers, con, chunks, reviewed, result, seen, label, len(jobs))
+        else:
+            done = 0
+            for batch in chunks:
+                _write(con, batch, _run_chunk(batch, reviewed), result, seen)
+                done += len(batch)
+                report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return result
+
+
+def _extract_in(
+    pool: ProcessPoolExecutor,
+    workers: int,
+    con: duckdb.DuckDBPyConnection,
+    chunks: list[list[_Job]],
+    reviewed: ReviewedFiles | None,
+    result: ExtractReport,
+    seen: set[str],
+    label: str,
+    total: int,
+) -> None:
+    """The chunks parsed by the pool's workers, written here in order as they come back."""
+    # the workers have the cores; DuckDB's own threads would take them from the parsers. It
+    # only appends meanwhile, and what it caches beyond that is memory the workers need: at
+    # 90 days of polls the writer held 1 GB beside two workers of 400 MB each.
+    con.execute("SET threads = 1")
+    con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
+    done = 0
+    try:
+        # at most two chunks in flight per worker: memory stays bounded however many
+        # snapshots there are, and the workers never wait for the writer
+        queue = iter(chunks)
+        pending = deque(
+            (batch, pool.submit(_run_chunk, batch, reviewed))
+            for batch in itertools.islice(queue, 2 * workers)
+        )
+        while pending:
+            batch, future = pending.popleft()
+            chunk = future.result()
+            following = next(queue, None)
+            if following is not None:
+                pending.append((following, pool.submit(_run_chunk, following, reviewed)))
+            _write(con, batch, chunk, result, seen)
+            done += len(batch)
+            report(f"{label}: {done}/{total} snapshots parsed ({result.cached} cached)")
+    finally:
+        con.execute("RESET threads")
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # connect()'s
