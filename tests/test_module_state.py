@@ -36,7 +36,7 @@ MEMOISERS = {"cache", "lru_cache"}
 # (module, name): why it is not state of a build
 ALLOWED = {
     ("pipeline/extract/base.py", "_deferred"): "a thread's flag while a `with deferred()` runs",
-    ("pipeline/extract/html.py", "_local"): "the XSLT compiled from a constant, per thread",
+    ("pipeline/extract/html.py", "_local"): "a thread's HTML parser and the XSLT of a constant",
     ("pipeline/extract/html.py", "_cached_column"): "a pure function of a table's headers",
     ("pipeline/extract/staging.py", "_counts_json"): "a pure function: its argument as JSON",
     ("pipeline/extract/openrouter_endpoints.py", "_price_of_text"): "a pure function of a text",

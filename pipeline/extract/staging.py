@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pandas as pd
@@ -125,8 +126,9 @@ class ExtractReport:
     write_seconds: float = 0.0
 
 
-@dataclass(frozen=True)
-class _Job:
+class _Job(NamedTuple):
+    """A snapshot to extract (a tuple: a year of pages makes 110,000 of them per full build)."""
+
     meta: SnapshotMeta
     source: Source
     raw_root: str
@@ -316,24 +318,28 @@ def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> 
 
 def _differing_records(
     con: duckdb.DuckDBPyConnection, planned: pa.Table
-) -> dict[int, tuple[str, tuple, str, str] | None]:
-    """The extraction record of each `planned` snapshot (snapshot_id, parser_version, sha256,
-    file_size, file_mtime_ns, file_ctime_ns, regular; by row number) that does not already say
-    its rows stand: (parser_version, (size, mtime_ns, ctime_ns), status, sha256), or None for a
-    snapshot never extracted. The compare is DuckDB's: a year of pages has 110,000 records, of
-    which a day's build needs the few hundred that differ (fetching them all took 0.7 s)."""
+) -> tuple[list[int], dict[int, tuple[str, tuple, str, str]]]:
+    """Which `planned` snapshots (snapshot_id, parser_version, sha256, file_size, file_mtime_ns,
+    file_ctime_ns, regular; by row number) have no extraction record, in order, and the record of
+    each other one that does not already say its rows stand: (parser_version, (size, mtime_ns,
+    ctime_ns), status, sha256). The compare is DuckDB's: a year of pages has 110,000 records, of
+    which a day's build needs the few hundred that differ (fetching them all took 0.7 s), and a
+    full build's new snapshots come back as numbers only."""
     with registered(con, "planned_snapshots", planned):
+        new = con.sql(
+            "SELECT p.row_number FROM planned_snapshots AS p "
+            "ANTI JOIN staging.extractions AS e USING (snapshot_id) ORDER BY p.row_number"
+        ).to_arrow_table()
         rows = con.execute(
             "SELECT p.row_number, e.parser_version, "
-            "(e.file_size, e.file_mtime_ns, e.file_ctime_ns), e.status, e.sha256, "
-            "e.snapshot_id IS NOT NULL "
-            "FROM planned_snapshots AS p LEFT JOIN staging.extractions AS e USING (snapshot_id) "
+            "(e.file_size, e.file_mtime_ns, e.file_ctime_ns), e.status, e.sha256 "
+            "FROM planned_snapshots AS p JOIN staging.extractions AS e USING (snapshot_id) "
             # what _plan counts cached without a look: still_verified() of an ok record
             "WHERE NOT coalesce(e.status = 'ok' AND e.parser_version = p.parser_version "
             "AND e.sha256 = p.sha256 AND p.regular AND e.file_size = p.file_size "
             "AND e.file_mtime_ns = p.file_mtime_ns AND e.file_ctime_ns = p.file_ctime_ns, false)"
         ).fetchall()
-    return {row[0]: (row[1:5] if row[5] else None) for row in rows}
+    return new.column(0).to_pylist(), {row[0]: row[1:] for row in rows}
 
 
 def verified_files(
@@ -511,7 +517,6 @@ def _plan(
     versions: dict[str, str],
 ) -> tuple[list[_Job], set[str]]:
     """The jobs to run, and which of their snapshots have staged rows to replace."""
-    jobs: list[_Job] = []
     marks: list[dict[str, object]] = []
     unchanged: list[_Job] = []
     now = datetime.now(UTC)
@@ -537,37 +542,40 @@ def _plan(
             "regular": pa.array([stat.S_ISREG(info.st_mode) for _, _, info in present]),
         }
     )
-    differing = _differing_records(con, planned)
-    result.cached += len(present) - len(differing)  # their records say the rows stand
+    new, differing = _differing_records(con, planned)
+    result.cached += len(present) - len(new) - len(differing)  # their records say they stand
+    jobs: list[_Job] = []
     seen: set[str] = set()
-    for number, done in sorted(differing.items()):
-        meta, source, info = present[number]
-        version = versions[source.format]
-        job = _Job(
-            meta, source, str(store.root), info.st_size, info.st_mtime_ns, info.st_ctime_ns, version
-        )
-        if done is not None:
-            seen.add(meta.snapshot_id)
-        # a record that now names other bytes (edited by hand) is read again against them
-        if done is None or done[0] != version or done[2] == "failed" or done[3] != meta.sha256:
-            jobs.append(job)  # read through the store, which refuses what is not a plain file
-            continue
-        if done[2] == "ok" and still_verified((done[3], done[1]), meta, info):
-            result.cached += 1
-            continue
-        # The file changed since it was extracted: only its hash says whether the bytes did.
-        # Read through the store: a link (to /dev/zero, say) or an oversized file is refused.
-        try:
-            store.read(meta)
-        except SnapshotDamaged as error:
-            result.damaged.append(str(error))
-            marks.append(_extraction_row(job, "damaged", str(error), None, now))
-            continue
-        if done[2] == "ok":
-            unchanged.append(job)  # touched or copied, same bytes: the staged rows stand
-            result.cached += 1
-        else:
-            jobs.append(job)  # restored after damage: read it again
+    root = str(store.root)
+    with bulk_objects():  # a job per snapshot never extracted: a full build's whole history
+        for number in sorted(new + list(differing)) if differing else new:
+            done = differing.get(number)
+            meta, source, info = present[number]
+            version = versions[source.format]
+            size, mtime_ns, ctime_ns = info.st_size, info.st_mtime_ns, info.st_ctime_ns
+            job = _Job(meta, source, root, size, mtime_ns, ctime_ns, version)
+            if done is not None:
+                seen.add(meta.snapshot_id)
+            # a record that now names other bytes (edited by hand) is read again against them
+            if done is None or done[0] != version or done[2] == "failed" or done[3] != meta.sha256:
+                jobs.append(job)  # read through the store, which refuses what is not a plain file
+                continue
+            if done[2] == "ok" and still_verified((done[3], done[1]), meta, info):
+                result.cached += 1
+                continue
+            # The file changed since it was extracted: only its hash says whether the bytes did.
+            # Read through the store: a link (to /dev/zero, say) or an oversized file is refused.
+            try:
+                store.read(meta)
+            except SnapshotDamaged as error:
+                result.damaged.append(str(error))
+                marks.append(_extraction_row(job, "damaged", str(error), None, now))
+                continue
+            if done[2] == "ok":
+                unchanged.append(job)  # touched or copied, same bytes: the staged rows stand
+                result.cached += 1
+            else:
+                jobs.append(job)  # restored after damage: read it again
     _upsert_extractions(con, marks)
     _restat(con, unchanged)
     return jobs, seen
