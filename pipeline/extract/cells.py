@@ -48,7 +48,7 @@ def _missing(text: str) -> bool:
 def plain_numbers(texts: Sequence[str], units: Units) -> list[float | None] | None:
     """A column's cells as cell_number reads them, when each is a plain number (a '$' only in a
     USD column) or exactly a blank as written ('', '—', 'n/a'): matched in one call for the
-    column, where a cell at a time cost a fifth of a page's parse. None for anything else: the
+    column, where a cell at a time cost 50 µs of a page's 300. None for anything else: the
     caller then reads cell by cell, and cell_number names the culprit."""
     present = list(texts) if MISSING.isdisjoint(texts) else [t for t in texts if t not in MISSING]
     if not present:
