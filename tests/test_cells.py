@@ -3,6 +3,9 @@ leaves the column to it: never a different number, never a number where it would
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,10 +54,35 @@ def test_anything_else_leaves_the_column_to_the_cell_by_cell_reading(odd: str) -
     assert plain_numbers(["1", odd, "2"], TOKENS_PER_S) is None
 
 
+HOSTILE_COLUMN = """
+import resource
+from pipeline.extract.cells import TOKENS_PER_S, plain_numbers
+texts = ["1" + ",000" * 1000] * 7_999 + ["1" + ",000" * 999 + ",00"]
+assert plain_numbers(texts, TOKENS_PER_S) is None
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_hostile_column_is_refused_without_the_matcher_holding_its_length() -> None:
+    """8,000 cells of a thousand digit groups each, the last one short of a group: the column is
+    matched without groups to give back, then left to the cell-by-cell reading. A matcher that
+    could give them back held about a gigabyte for this 30 MB column (its process peaked at
+    984 MB, against 174 MB)."""
+    done = subprocess.run(
+        [sys.executable, "-c", HOSTILE_COLUMN], capture_output=True, text=True, check=True
+    )
+    assert int(done.stdout) < 500_000  # KiB, the whole process's peak
+    one = "1" + ",000" * 1000
+    assert plain_numbers([one, one], TOKENS_PER_S) == [float("1" + "000" * 1000)] * 2
+
+
 @given(
     st.lists(
         st.one_of(
-            st.sampled_from(["1", "12", "1,234", "1,234.5", "$3", "—", "", "n/a", "0.25", "\t"]),
+            st.sampled_from(
+                ["1", "12", "1,234", "1,234.5", "$3", "—", "", "n/a", "0.25", "\t", "١٢٣", "１２"]
+            ),
             st.from_regex(r"\$?[0-9,.]{0,8}", fullmatch=True),
             st.text(max_size=6),
         ),

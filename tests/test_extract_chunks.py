@@ -3,6 +3,8 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from pipeline.extract.base import passes_in_sql, staged_table
 from pipeline.extract.staging import (
     CHUNK_BYTES,
@@ -150,3 +152,94 @@ def test_workers_start_before_the_plan_only_where_it_will_surely_use_them(tmp_pa
         assert not staging._surely_parallel(con, len(pairs), 2)  # all recorded now
         report = staging.extract(con, store, pairs, reviewed=reviewed, workers=2)
         assert report.cached == len(pairs) and started == [2] and planned_after[1] == [2]
+
+
+def _bundled_pairs():
+    from conftest import BUNDLED_RAW
+
+    from pipeline.raw.snapshots import SnapshotStore
+
+    store = SnapshotStore(BUNDLED_RAW)
+    sources = load_registry(BUNDLED_METADATA / "sources.toml")
+    return store, [(meta, sources[meta.source_id]) for meta in store.list()]
+
+
+def test_workers_started_for_a_plan_that_finds_too_little_are_stopped(tmp_path, monkeypatch):
+    """Where the guess started workers and the plan then finds too little for them (files gone
+    missing), the snapshots are parsed in this process and the workers stopped."""
+    import pipeline.extract.staging as staging
+    from pipeline.normalise.reviewed import ReviewedFiles
+    from pipeline.warehouse.connection import connect
+
+    store, pairs = _bundled_pairs()
+    monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(staging, "_worth_workers", lambda jobs: False)
+    pools = []
+    pool = staging._worker_pool
+    monkeypatch.setattr(staging, "_worker_pool", lambda n: pools.append(pool(n)) or pools[-1])
+    with connect(tmp_path / "w.duckdb") as con:
+        report = staging.extract(
+            con, store, pairs, reviewed=ReviewedFiles.load(BUNDLED_METADATA), workers=2
+        )
+    assert report.extracted == len(pairs) and len(pools) == 1
+    with pytest.raises(RuntimeError, match="shutdown"):
+        pools[0].submit(staging._run_chunk, [], None)
+
+
+def test_a_failed_write_stops_the_workers_and_keeps_the_chunks_written(tmp_path, monkeypatch):
+    import pipeline.extract.staging as staging
+    from pipeline.normalise.reviewed import ReviewedFiles
+    from pipeline.warehouse.connection import connect
+
+    store, pairs = _bundled_pairs()
+    monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
+    pools = []
+    pool = staging._worker_pool
+    monkeypatch.setattr(staging, "_worker_pool", lambda n: pools.append(pool(n)) or pools[-1])
+    write = staging._write
+    writes = []
+
+    def failing(*args):
+        if writes:
+            raise OSError("disk full")
+        writes.append(write(*args))
+
+    monkeypatch.setattr(staging, "_write", failing)
+    with connect(tmp_path / "w.duckdb") as con:
+        with pytest.raises(OSError, match="disk full"):
+            staging.extract(
+                con,
+                store,
+                pairs,
+                reviewed=ReviewedFiles.load(BUNDLED_METADATA),
+                workers=2,
+                chunk_size=3,
+            )
+        (recorded,) = con.execute("SELECT count(*) FROM staging.extractions").fetchone()
+    assert recorded == 3  # the first chunk, written before the failure, is kept
+    with pytest.raises(RuntimeError, match="shutdown"):
+        pools[0].submit(staging._run_chunk, [], None)
+
+
+def test_a_checker_an_error_may_have_left_unusable_is_not_kept(monkeypatch):
+    import duckdb
+
+    import pipeline.extract.staging as staging
+    from pipeline.extract import PARSERS
+
+    store, pairs = _bundled_pairs()
+    meta, source = next(pair for pair in pairs if pair[1].format == "aa_provider_page")
+    jobs = [_Job(meta, source, str(store.root), 0, 0, 0, PARSERS[source.format].version)]
+    before = _checker()
+
+    def broken(*args):
+        raise duckdb.InternalException("the database is invalidated")
+
+    monkeypatch.setattr(staging, "_checked_table", broken)
+    with pytest.raises(duckdb.InternalException):
+        staging._run_chunk(jobs, None)
+    with pytest.raises(duckdb.ConnectionException):
+        before.execute("SELECT 1")  # closed
+    monkeypatch.undo()
+    assert _checker() is not before
+    assert not staging._run_chunk(jobs, None).failed  # the next chunk opens another

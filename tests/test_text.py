@@ -163,10 +163,12 @@ def test_a_remembered_text_is_cleaned_as_clean_text_cleans_it_at_every_length(ra
 
 
 def test_a_long_text_is_cleaned_but_not_remembered():
+    _remembered_clean_text.cache_clear()
     long = "<b>Groq</b> " * (REMEMBERED_LENGTH // 10)
-    before = _remembered_clean_text.cache_info().currsize
     assert clean_repeated_text(long) == clean_text(long)
-    assert _remembered_clean_text.cache_info().currsize == before
+    assert _remembered_clean_text.cache_info().currsize == 0
+    assert clean_repeated_text(long[:REMEMBERED_LENGTH]) == clean_text(long[:REMEMBERED_LENGTH])
+    assert _remembered_clean_text.cache_info().currsize == 1  # a text of the limit is kept
 
 
 def test_strip_invisible_keeps_whitespace_for_the_caller():

@@ -82,14 +82,15 @@ def _plain_rows(
     labels = [clean_repeated_text(cells[named]) for cells in table.rows]
     if not all(labels):
         return None
-    figures = []
+    figures = {}
     for field, units in UNITS.items():
         col: int = columns[field]  # type: ignore[assignment]
         numbers = plain_numbers([cells[col] for cells in table.rows], units)
         if numbers is None:
             return None
-        figures.append(numbers)
-    speeds, ttfts, prices = figures  # UNITS' columns, in its order
+        figures[field] = numbers
+    speeds, ttfts = figures["output_tokens_per_s"], figures["ttft_s"]
+    prices = figures["price_blended_usd_per_mtok"]
     return [
         {
             "page_model": model,

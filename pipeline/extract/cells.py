@@ -12,10 +12,13 @@ from pipeline.support.text import clean_text, shorten
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}
 # Most cells are a bare number ('691', '1,753.0'): read those without the general parser.
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,15}(?:\.\d+)?"
+# Possessive repeats (++, *+): a group given back could only leave a ',' or a TAB that nothing
+# else matches, and keeping none to give back keeps a hostile column's match in constant memory
+# (8,000 cells of a thousand groups each held a gigabyte of backtracking state).
+_NUMBER = r"\d{1,3}(?:,\d{3})++(?:\.\d+)?|\d{1,15}(?:\.\d+)?"
 _PLAIN = re.compile(rf"\$?({_NUMBER})")
 # A column of them, TAB-separated: matched in one call instead of one per cell.
-_PLAIN_COLUMN = re.compile(rf"\$?(?:{_NUMBER})(?:\t\$?(?:{_NUMBER}))*")
+_PLAIN_COLUMN = re.compile(rf"\$?(?:{_NUMBER})(?:\t\$?(?:{_NUMBER}))*+")
 
 
 @dataclass(frozen=True)

@@ -234,8 +234,13 @@ def _chunk_of(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     chunk.parse_seconds = time.perf_counter() - started
     started = time.perf_counter()
     checker = _checker()
-    for name, frame_parts in parts.items():
-        chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed, checker)
+    try:
+        for name, frame_parts in parts.items():
+            chunk.frames[name] = _checked_table(name, frame_parts, chunk.failed, checker)
+    except duckdb.Error:
+        _local.checker = None  # an error may leave a database unusable: the next chunk opens one
+        checker.close()
+        raise
     for sid in chunk.failed:
         chunk.counts.pop(sid, None)
     if chunk.failed:  # a snapshot that failed one frame is left out of all of them
@@ -664,8 +669,12 @@ def _worker_pool(workers: int) -> ProcessPoolExecutor:
     caller goes on."""
     # forkserver: a clean worker, not a fork of a process that may hold threads and locks
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
-    for _ in range(workers):  # a worker is started per task while none is idle
-        pool.submit(_run_chunk, [], None)
+    try:
+        for _ in range(workers):  # a worker is started per task while none is idle
+            pool.submit(_run_chunk, [], None)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     return pool
 
 
@@ -690,9 +699,12 @@ def extract(
     versions = {name: PARSERS[name].cache_version(digests) for name in formats}
     result = ExtractReport()
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    # a full build's workers start while the plan looks at every file (1.4 s at a year of pages)
-    pool = _worker_pool(workers) if _surely_parallel(con, len(pairs), workers) else None
+    pool: ProcessPoolExecutor | None = None
     try:
+        # a full build's workers start while the plan looks at every file (a second at a year of
+        # pages)
+        if _surely_parallel(con, len(pairs), workers):
+            pool = _worker_pool(workers)
         jobs, seen = _plan(con, store, pairs, result, versions)
         parallel = workers > 1 and _worth_workers(jobs)
         chunks = list(

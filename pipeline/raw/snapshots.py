@@ -192,7 +192,7 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a plain file")
 
 
-def read_store_file(path: Path, max_bytes: int, *, tail: bool = False) -> bytes:
+def read_store_file(path: str | os.PathLike[str], max_bytes: int, *, tail: bool = False) -> bytes:
     """The bytes of one file of the store, read safely whatever sits under its name.
 
     The last component is never followed (O_NOFOLLOW: a link to /dev/zero is refused, not

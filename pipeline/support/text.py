@@ -259,7 +259,9 @@ def clean_text(value: str, max_length: int = 500) -> str:
 # Labels repeat from snapshot to snapshot (a provider's name, its variants): a parser may clean
 # each short text once per process. Only short ones, so a hostile page cannot fill the memory.
 REMEMBERED_TEXTS = 1 << 16
-REMEMBERED_LENGTH = 200  # characters: about 20 MB per cache at most
+# characters at most of a remembered text: a cache full of them holds about 25 MB of ASCII, and
+# up to 120 MB of texts of other scripts that cleaning changes (both kept, each as UCS-4)
+REMEMBERED_LENGTH = 200
 
 
 @functools.lru_cache(maxsize=REMEMBERED_TEXTS)
