@@ -429,11 +429,12 @@ def test_a_long_text_is_cleaned_as_json_label_cleans_it_and_not_remembered() -> 
     from pipeline.extract import openrouter_endpoints as parser
     from pipeline.extract.jsondoc import json_label
 
+    parser._clean_text.cache_clear()  # a full cache would keep its size whatever is added
     long = "<b>Provider</b> " + "x" * 5_000
-    before = parser._clean_text.cache_info().currsize
     assert parser._label(long) == json_label(long)
-    assert parser._clean_text.cache_info().currsize == before
+    assert parser._clean_text.cache_info().currsize == 0
     assert parser._label(" Provider  18 ") == json_label(" Provider  18 ") == "Provider 18"
+    assert parser._clean_text.cache_info().currsize == 1  # a short one is kept
     assert parser._label(5) is None
 
 

@@ -24,7 +24,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -712,11 +712,13 @@ def extract(
         )
         if parallel:
             pool = pool or _worker_pool(workers)
-            _extract_in(pool, workers, con, chunks, reviewed, result, seen, label, len(jobs))
+            parsed = _parsed_by(pool, workers, chunks, reviewed)  # lazy: begins in the block
         else:
+            parsed = ((batch, _run_chunk(batch, reviewed)) for batch in chunks)
+        with _writing_beside_workers(con) if parallel else nullcontext():
             done = 0
-            for batch in chunks:
-                _write(con, batch, _run_chunk(batch, reviewed), result, seen)
+            for batch, chunk in parsed:
+                _write(con, batch, chunk, result, seen)
                 done += len(batch)
                 report(f"{label}: {done}/{len(jobs)} snapshots parsed ({result.cached} cached)")
     finally:
@@ -725,41 +727,39 @@ def extract(
     return result
 
 
-def _extract_in(
-    pool: ProcessPoolExecutor,
-    workers: int,
-    con: duckdb.DuckDBPyConnection,
-    chunks: list[list[_Job]],
-    reviewed: ReviewedFiles | None,
-    result: ExtractReport,
-    seen: set[str],
-    label: str,
-    total: int,
-) -> None:
-    """The chunks parsed by the pool's workers, written here in order as they come back."""
-    # the workers have the cores; DuckDB's own threads would take them from the parsers. It
-    # only appends meanwhile, and what it caches beyond that is memory the workers need: at
-    # 90 days of polls the writer held 1 GB beside two workers of 400 MB each.
+@contextmanager
+def _writing_beside_workers(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """`con` set to write while workers parse. The workers have the cores: DuckDB's own threads
+    would take them from the parsers. It only appends meanwhile, and what it caches beyond that
+    is memory the workers need: at 90 days of polls the writer held 1 GB beside two workers of
+    400 MB each."""
     con.execute("SET threads = 1")
     con.execute(f"SET memory_limit = '{WRITER_MEMORY}'")
-    done = 0
     try:
-        # at most two chunks in flight per worker: memory stays bounded however many
-        # snapshots there are, and the workers never wait for the writer
-        queue = iter(chunks)
-        pending = deque(
-            (batch, pool.submit(_run_chunk, batch, reviewed))
-            for batch in itertools.islice(queue, 2 * workers)
-        )
-        while pending:
-            batch, future = pending.popleft()
-            chunk = future.result()
-            following = next(queue, None)
-            if following is not None:
-                pending.append((following, pool.submit(_run_chunk, following, reviewed)))
-            _write(con, batch, chunk, result, seen)
-            done += len(batch)
-            report(f"{label}: {done}/{total} snapshots parsed ({result.cached} cached)")
+        yield
     finally:
         con.execute("RESET threads")
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")  # connect()'s
+
+
+def _parsed_by(
+    pool: ProcessPoolExecutor,
+    workers: int,
+    chunks: list[list[_Job]],
+    reviewed: ReviewedFiles | None,
+) -> Iterator[tuple[list[_Job], _Chunk]]:
+    """Each chunk with what the pool's workers made of it, in order. At most two chunks are in
+    flight per worker: memory stays bounded however many snapshots there are, and the workers
+    never wait for the writer."""
+    queue = iter(chunks)
+    pending = deque(
+        (batch, pool.submit(_run_chunk, batch, reviewed))
+        for batch in itertools.islice(queue, 2 * workers)
+    )
+    while pending:
+        batch, future = pending.popleft()
+        chunk = future.result()
+        following = next(queue, None)
+        if following is not None:
+            pending.append((following, pool.submit(_run_chunk, following, reviewed)))
+        yield batch, chunk
