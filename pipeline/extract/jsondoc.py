@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from pipeline.extract.base import SnapshotInput
 from pipeline.schema.staging import MAX_COUNT
+from pipeline.support import strict_json
 from pipeline.support.text import clean_text, shorten
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -24,31 +25,12 @@ class Failing(Protocol):
     def fail(self, message: str) -> Exception: ...
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json.loads keeps the last of two equal keys silently; which one the publisher meant is
-    # unknowable, so such a document is refused (RFC 8259: names SHOULD be unique).
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return result
-
-
 def parse_json(where: Failing, text: str) -> Any:
     """The JSON document `text`; refuses bad JSON, a key given twice in one object and nesting
     too deep for the parser."""
     try:
-        return json.loads(text, object_pairs_hook=_object)
-    except _DuplicateKey as error:
+        return strict_json.loads(text)
+    except strict_json.DuplicateKey as error:
         key = shorten(error.key, 80)
         raise where.fail(
             f"key {key!r} appears twice in one JSON object: expected it once"

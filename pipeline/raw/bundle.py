@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
+from pipeline.support import strict_json
+
 BUNDLE_CONTENT_TYPE = "application/vnd.speedbook.bundle"
 BUNDLE_EXTENSION = "bundle"
 VERSION = 1
@@ -155,16 +157,9 @@ def _line(stream: BinaryIO, what: str, expected: str) -> bytes:
     return line[:-1]
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise ValueError("a key appears twice")
-    return value
-
-
 def _json_object(line: bytes, what: str, expected: str) -> dict[str, object]:
     try:
-        value = json.loads(line.decode("ascii"), object_pairs_hook=_unique_keys)
+        value = strict_json.loads(line.decode("ascii"))  # a key given twice: ValueError
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BundleError(f"{what}: expected {expected}, found {line[:60]!r}") from None
     if not isinstance(value, dict):
