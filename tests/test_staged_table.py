@@ -7,18 +7,22 @@ rows break their model, still stages the others. The Arrow table is checked in S
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
 import pyarrow as pa
 import pytest
 from conftest import BUNDLED_RAW
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.extract import PARSERS, staging
 from pipeline.extract.base import (
     ArrowRecords,
     Records,
     SnapshotInput,
+    _dict_rows_table,
     deferred,
     frame_of,
     passes_in_sql,
@@ -267,3 +271,48 @@ def test_where_sql_doubts_rows_pandera_passes_pandera_decides(checker, monkeypat
     failed: dict[str, str] = {}
     table = _checked_table("openrouter_endpoint_stats", parts, failed, checker)
     assert failed == {} and table.num_rows == sum(len(records) for records in parts)
+
+
+_SCHEMA = pa.schema([("a", pa.float64()), ("b", pa.string()), ("c", pa.int64()), ("d", pa.bool_())])
+_VALUES = st.none() | st.floats(allow_nan=False) | st.text(max_size=3) | st.integers(-5, 5)
+_VALUES |= st.booleans() | st.integers(min_value=2**63, max_value=2**64)
+
+
+def _table_or_error(build: Any) -> Any:
+    try:
+        return build()
+    except (pa.ArrowException, OverflowError, TypeError) as error:
+        return type(error)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "x"]), max_size=5, unique=True),
+    st.lists(st.tuples(st.lists(_VALUES, min_size=5, max_size=5), st.booleans()), max_size=6),
+)
+def test_dict_rows_become_the_table_from_pylist_makes(keys: list[str], rows: list[Any]) -> None:
+    """Rows with the first row's keys, others with one key fewer, any value: the same table, or
+    the same kind of error, as pa.Table.from_pylist."""
+    dicts = []
+    for values, short in rows:
+        row = dict(zip(keys, values, strict=False))
+        if short and row:
+            row.pop(next(iter(row)))
+        dicts.append(row)
+    ours = _table_or_error(lambda: _dict_rows_table(dicts, _SCHEMA))
+    theirs = _table_or_error(lambda: pa.Table.from_pylist(dicts, schema=_SCHEMA))
+    if isinstance(theirs, pa.Table):
+        assert isinstance(ours, pa.Table) and ours.equals(theirs)
+    else:
+        assert ours is theirs
+
+
+def test_rows_of_one_key_and_rows_that_differ_in_keys_become_the_same_table() -> None:
+    for rows in (
+        [{"b": "x"}, {"b": None}],
+        [{"a": 1.5, "b": "x"}, {"a": 2.0, "c": 3}],  # as many keys, not the same ones
+        [{"a": 1.5}, {"a": 2.0, "b": "y"}],
+        [],
+    ):
+        expected = pa.Table.from_pylist(rows, schema=_SCHEMA)
+        assert _dict_rows_table(rows, _SCHEMA).equals(expected), rows

