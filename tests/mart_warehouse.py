@@ -38,7 +38,7 @@ MEASUREMENT = {
     "aa_endpoints": ("fixed-workload probe", "median", 4320),
     "compilation_figures": ("fixed-workload probe", "median", 4320),  # a cited page's figure
     "llmperf_runs": ("one-off run", "p50", None),
-    "openrouter_endpoint_stats": ("percentiles of live routed traffic", "p50", 30),
+    "openrouter_endpoints": ("percentiles of live routed traffic", "p50", 30),
     "claim_evidence": ("vendor record", None, None),
 }
 

@@ -22,6 +22,7 @@ from pipeline.extract import PARSERS, SnapshotInput
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.reviewed import ReviewedFiles, load_claims, load_platforms
 from pipeline.raw.snapshots import SnapshotStore
+from pipeline.schema.staging import OPENROUTER_PERCENTILES
 from pipeline.sources.registry import load_registry
 
 SPEC = CorpusSpec(models=5, providers=3, days=3)
@@ -220,7 +221,8 @@ def test_the_poll_corpus_is_deterministic_in_the_real_format_and_grows_by_a_poll
         frames = parser.parse(SnapshotInput(meta, source, store.read(meta)))
         members = frames["openrouter_poll_members"]
         assert members["problem"].isna().all() and len(members) == 40
-        statistics += len(frames["openrouter_endpoint_stats"])
+        percentiles = frames["openrouter_endpoints"][list(OPENROUTER_PERCENTILES.values())]
+        statistics += int(percentiles.notna().sum().sum())
         nulls += int(members["endpoints_without_statistics"].sum())
         tags.append(
             set(frames["openrouter_endpoints"]["model"] + frames["openrouter_endpoints"]["tag"])

@@ -42,7 +42,7 @@ def mixed_history(seed: int) -> list[dict]:
             provider=rng.choice(["p", "q"]),
             model=rng.choice(["m", "n"]),
             precision=rng.choice(["unknown", "fp8", "bf16"]),
-            origin=rng.choice(["aa_endpoints", "aa_endpoints", "openrouter_endpoint_stats"]),
+            origin=rng.choice(["aa_endpoints", "aa_endpoints", "openrouter_endpoints"]),
             qualifier=rng.choice([None, None, None, "approx", "upper_bound"]),
         )
         row["observation_id"] += f"|{index}"

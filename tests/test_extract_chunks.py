@@ -98,7 +98,7 @@ def test_workers_stage_what_one_process_stages_and_the_writer_gets_its_memory_ba
         tables[workers] = tmp_path / f"{workers}.duckdb"
     with duckdb.connect(str(tables[2]), read_only=True) as con:
         con.execute(f"ATTACH '{tables[1]}' AS one (READ_ONLY)")
-        for name in ("openrouter_endpoint_stats", "models_dev_offers", "aa_endpoints"):
+        for name in ("openrouter_endpoints", "models_dev_offers", "aa_endpoints"):
             (differ,) = con.execute(
                 f"SELECT count(*) FROM ((FROM staging.{name} EXCEPT ALL FROM one.staging.{name}) "
                 f"UNION ALL (FROM one.staging.{name} EXCEPT ALL FROM staging.{name}))"

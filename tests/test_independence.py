@@ -102,7 +102,7 @@ def test_figures_of_different_methods_are_a_gap_not_a_dispute(tmp_path: Path):
         tmp_path / "w.duckdb",
         [
             observation("bench-a", 300),  # a 72-hour probe median
-            observation("bench-b", 100, origin="openrouter_endpoint_stats"),  # a 30-min p50
+            observation("bench-b", 100, origin="openrouter_endpoints"),  # a 30-min p50
         ],
     ).build()
     assert rows(con, "SELECT * FROM mart.disagreements") == []
@@ -130,7 +130,7 @@ def test_the_same_method_far_apart_is_a_dispute_naming_the_source(tmp_path: Path
 
 
 def test_percentiles_of_one_endpoint_are_separate_current_figures(tmp_path: Path):
-    stats = {"origin": "openrouter_endpoint_stats"}
+    stats = {"origin": "openrouter_endpoints"}
     con = Warehouse(
         tmp_path / "w.duckdb",
         [

@@ -15,6 +15,7 @@ from test_parse_support import FIXTURES, PROVENANCE, in_fixture_store, parse, re
 
 from pipeline.extract import ExtractError, SnapshotInput
 from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, write_bundle
+from pipeline.schema.staging import OPENROUTER_PERCENTILES
 from pipeline.sources.registry import Source
 
 SOURCE_ID = "openrouter-endpoints"
@@ -87,8 +88,24 @@ def endpoint(tag: str) -> Any:
     return on
 
 
+def stat_rows(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each figure of the endpoints' percentile columns as a row (tag, metric, statistic, value,
+    with the endpoint's response, model, window and method), as the core SQL reads them."""
+    columns = {column: key for key, column in OPENROUTER_PERCENTILES.items()}
+    rows = frames["openrouter_endpoints"].melt(
+        id_vars=["member_url", "model", "tag", "window_minutes", "method"],
+        value_vars=list(columns),
+        var_name="column",
+        value_name="value",
+    )
+    rows = rows[rows["value"].notna()]
+    rows["metric"] = [columns[column][0] for column in rows["column"]]
+    rows["statistic"] = [columns[column][1] for column in rows["column"]]
+    return rows
+
+
 def stats(frames: dict[str, pd.DataFrame]) -> dict[tuple[str, str, str], float]:
-    rows = frames["openrouter_endpoint_stats"]
+    rows = stat_rows(frames)
     return {(r.tag, r.metric, r.statistic): r.value for r in rows.itertuples()}
 
 
@@ -142,7 +159,10 @@ def test_statistics_are_the_four_percentiles_ttft_in_seconds(tmp_path: Path) -> 
     assert figures[("baidu/fp8", "ttft_s", "p90")] == pytest.approx(1.6369)
     assert figures[("digitalocean", "ttft_s", "p99")] == pytest.approx(27.32666)
     assert figures[("sail-research/fp4", "output_tokens_per_s", "p99")] == 145
-    rows = frames["openrouter_endpoint_stats"]
+    endpoint = frames["openrouter_endpoints"].set_index("tag").loc["baidu/fp8"]
+    assert (endpoint["output_tokens_per_s_p50"], endpoint["output_tokens_per_s_p99"]) == (83, 141)
+    assert endpoint["ttft_s_p50"] == pytest.approx(0.683)
+    rows = stat_rows(frames)
     assert set(rows["window_minutes"]) == {30}
     assert set(rows["method"]) == {"percentiles of live routed traffic"}
     assert set(rows["member_url"]) == {FLASH_URL}
@@ -169,7 +189,8 @@ def test_without_an_api_key_the_endpoints_are_listed_with_no_statistics(tmp_path
     assert tuple(rows["price_input_usd_per_mtok"]) == (2.5, 2.5)
     assert rows.loc["openai", "price_cache_read_usd_per_mtok"] == 1.25
     assert pd.isna(rows.loc["azure", "price_cache_read_usd_per_mtok"])
-    assert frames["openrouter_endpoint_stats"].empty  # null is not measured: no row, never 0
+    # null is not measured: a null figure, never 0
+    assert rows[list(OPENROUTER_PERCENTILES.values())].isna().all().all()
     member_row = frames["openrouter_poll_members"].iloc[0]
     assert (member_row.endpoints_staged, member_row.endpoints_without_statistics) == (2, 2)
     assert pd.isna(member_row.problem)
@@ -183,7 +204,7 @@ def test_a_poll_bundle_keeps_each_row_traceable_to_its_response(tmp_path: Path) 
         FLASH_URL: "deepseek/deepseek-v4-flash",
         GPT4O_URL: "openai/gpt-4o",
     }
-    assert set(frames["openrouter_endpoint_stats"]["member_url"]) == {FLASH_URL}
+    assert set(stat_rows(frames)["member_url"]) == {FLASH_URL}
     members = frames["openrouter_poll_members"].set_index("member_index")
     assert list(members["endpoints_without_statistics"]) == [0, 2]
     assert members["problem"].isna().all()
@@ -192,7 +213,7 @@ def test_a_poll_bundle_keeps_each_row_traceable_to_its_response(tmp_path: Path) 
 def test_the_bundle_and_the_plain_response_give_the_same_rows(tmp_path: Path) -> None:
     plain = parse(response(tmp_path / "a"))
     bundled = parse(poll(tmp_path / "b", member()))
-    for name in ("openrouter_endpoints", "openrouter_endpoint_stats", "openrouter_poll_members"):
+    for name in ("openrouter_endpoints", "openrouter_poll_members"):
         pd.testing.assert_frame_equal(
             plain[name].drop(columns=PROVENANCE), bundled[name].drop(columns=PROVENANCE)
         )
@@ -292,7 +313,7 @@ def test_a_percentile_missing_or_null_has_no_row(tmp_path: Path) -> None:
     assert ("baidu/fp8", "ttft_s", "p90") not in figures
     assert figures[("baidu/fp8", "ttft_s", "p99")] == pytest.approx(6.32708)
     assert not any(key[0] == "deepinfra/fp8" and key[1] == "ttft_s" for key in figures)
-    assert (frames["openrouter_endpoint_stats"]["value"] > 0).all()
+    assert (stat_rows(frames)["value"] > 0).all()
     assert frames["openrouter_poll_members"].iloc[0].endpoints_without_statistics == 0
     assert len(frames["openrouter_endpoints"]) == 6
 
@@ -367,7 +388,7 @@ def test_an_endpoint_with_a_malformed_field_is_left_out_and_reported(
 ) -> None:
     frames = parse(response(tmp_path), edited(FLASH, endpoint("baidu/fp8")(change)))
     assert "baidu/fp8" not in set(frames["openrouter_endpoints"]["tag"])
-    assert "baidu/fp8" not in set(frames["openrouter_endpoint_stats"]["tag"])
+    assert "baidu/fp8" not in set(stat_rows(frames)["tag"])
     assert len(frames["openrouter_endpoints"]) == 5
     row = frames["openrouter_poll_members"].iloc[0]
     assert problem in row.problem, row.problem
@@ -410,7 +431,7 @@ def test_each_percentile_row_names_its_own_response_model_and_endpoint(tmp_path:
         for statistic in ("p50", "p75", "p90", "p99")
         if e[key] and e[key].get(statistic) is not None
     }
-    rows = frames["openrouter_endpoint_stats"]
+    rows = stat_rows(frames)
     left_out = {source[1]["tag"], source[2]["tag"]}  # no figures; listed twice
     by_member = {
         FLASH_URL: ("deepseek/deepseek-v4-flash", left_out),
@@ -541,5 +562,5 @@ def test_a_response_of_100000_endpoints_parses_in_reasonable_time(tmp_path: Path
     frames = parse(response(tmp_path), data)
     assert time.perf_counter() - started < 150  # generous: a shared 2-core machine
     assert len(frames["openrouter_endpoints"]) == 100_000
-    assert len(frames["openrouter_endpoint_stats"]) == 800_000
+    assert len(stat_rows(frames)) == 800_000
     assert frames["openrouter_poll_members"].iloc[0].endpoints_staged == 100_000

@@ -103,26 +103,26 @@ def test_a_row_that_dates_itself_keeps_its_date_and_the_others_take_the_snapshot
 
 
 def test_a_value_arrow_cannot_hold_goes_the_pandas_path_and_the_rest_of_the_chunk_stays(checker):
-    parts = [records for records in PARSED["openrouter_endpoint_stats"] if records]
+    parts = [records for records in PARSED["openrouter_endpoints"] if records]
     good = parts[0]
     odd = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "odd/1"})
-    odd[0]["value"] = "12.5"  # a string Pandera coerces; Arrow refuses it in a float column
+    odd[0]["ttft_s_p50"] = "12.5"  # a string Pandera coerces; Arrow refuses it in a float column
     with pytest.raises(pa.ArrowException):
-        staged_table("openrouter_endpoint_stats", [good, odd])
+        staged_table("openrouter_endpoints", [good, odd])
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", [good, odd], failed, checker)
+    table = _checked_table("openrouter_endpoints", [good, odd], failed, checker)
     assert failed == {}
     assert table.num_rows == 2 * len(good)
-    assert table.column("value").to_pylist()[len(good)] == 12.5
+    assert table.column("ttft_s_p50").to_pylist()[len(good)] == 12.5
 
 
 def test_a_snapshot_whose_rows_break_the_model_is_named_and_the_others_are_kept(checker):
-    good = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    good = next(records for records in PARSED["openrouter_endpoints"] if records)
     bad = Records([dict(row) for row in good], {**good.provenance, "snapshot_id": "bad/1"})
-    bad[0]["value"] = -3.0
+    bad[0]["ttft_s_p50"] = -3.0
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", [good, bad], failed, checker)
-    assert list(failed) == ["bad/1"] and "value" in failed["bad/1"]
+    table = _checked_table("openrouter_endpoints", [good, bad], failed, checker)
+    assert list(failed) == ["bad/1"] and "ttft_s_p50" in failed["bad/1"]
     assert set(table.column("snapshot_id").to_pylist()) == {good.provenance["snapshot_id"]}
 
 
@@ -136,8 +136,8 @@ def test_a_null_provenance_value_is_no_value_of_its_own():
 
 
 def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenance():
-    # a parser may hand a frame's rows as Arrow columns (OpenRouter's percentiles do)
-    template = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    # a parser may hand a frame's rows as Arrow columns
+    template = next(records for records in PARSED["openrouter_endpoints"] if len(records) >= 3)
     rows = [dict(row) for row in list(template)[:3]]
     columns = pa.Table.from_pylist(rows)
     assert "snapshot_id" not in columns.column_names  # each part's provenance fills it
@@ -146,33 +146,35 @@ def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenanc
         _records("b/2", rows[:2], "2026-11-30T06:00:00Z"),
         ArrowRecords(columns.slice(1), _records("c/3", [], "2026-12-01T06:00:00Z").provenance),
     ]
-    table = staged_table("openrouter_endpoint_stats", parts)
+    table = staged_table("openrouter_endpoints", parts)
     assert table.column("snapshot_id").to_pylist() == ["a/1"] * 3 + ["b/2"] * 2 + ["c/3"] * 2
     assert table.column("observed_at").to_pylist()[2:4] == [
         pd.Timestamp("2026-11-29T06:00Z"),
         pd.Timestamp("2026-11-30T06:00Z"),
     ]
-    assert table.column("value").to_pylist() == [row["value"] for row in rows + rows[:2] + rows[1:]]
+    assert table.column("ttft_s_p50").to_pylist() == [
+        row["ttft_s_p50"] for row in rows + rows[:2] + rows[1:]
+    ]
     as_dicts = [Records(list(part), part.provenance) for part in parts]
-    assert table.equals(staged_table("openrouter_endpoint_stats", as_dicts))
+    assert table.equals(staged_table("openrouter_endpoints", as_dicts))
     assert len(parts[2]) == 2 and parts[2].merged()[0]["snapshot_id"] == "c/3"
 
 
 def test_arrow_rows_of_another_type_go_the_pandas_path_as_dict_rows_do(checker):
-    template = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    template = next(records for records in PARSED["openrouter_endpoints"] if records)
     rows = [dict(row) for row in list(template)[:2]]
     for row, text in zip(rows, ("12.5", "7"), strict=True):
-        row["value"] = text  # strings Pandera coerces; no cast of Arrow's decides it
+        row["ttft_s_p50"] = text  # strings Pandera coerces; no cast of Arrow's decides it
     odd = ArrowRecords(pa.Table.from_pylist(rows), _records("odd/1", []).provenance)
-    with pytest.raises(pa.ArrowInvalid, match="value is string"):
-        staged_table("openrouter_endpoint_stats", [odd])
+    with pytest.raises(pa.ArrowInvalid, match="ttft_s_p50 is string"):
+        staged_table("openrouter_endpoints", [odd])
     extra = ArrowRecords(pa.table({"colour": ["red"]}), _records("odd/2", []).provenance)
     with pytest.raises(pa.ArrowInvalid, match="colour"):
-        staged_table("openrouter_endpoint_stats", [extra])
+        staged_table("openrouter_endpoints", [extra])
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", [odd], failed, checker)
+    table = _checked_table("openrouter_endpoints", [odd], failed, checker)
     assert failed == {}
-    assert table.column("value").to_pylist() == [12.5, 7.0]
+    assert table.column("ttft_s_p50").to_pylist() == [12.5, 7.0]
 
 
 def test_nothing_parsed_is_an_empty_table_of_the_model():
@@ -232,9 +234,9 @@ def test_every_bundled_frame_passes_in_sql_as_it_passes_pandera(name, checker):
 def test_rows_that_pass_in_sql_are_not_read_by_pandera(checker, monkeypatch):
     read: list[str] = []
     monkeypatch.setattr(staging, "validate_frame", lambda name, frame: read.append(name))
-    parts = PARSED["openrouter_endpoint_stats"]
+    parts = PARSED["openrouter_endpoints"]
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", parts, failed, checker)
+    table = _checked_table("openrouter_endpoints", parts, failed, checker)
     assert read == [] and failed == {}
     assert table.num_rows == sum(len(records) for records in parts)
 
@@ -252,14 +254,14 @@ def test_a_repeated_key_fails_in_sql_and_pandera_names_its_snapshot(checker):
 
 
 def test_a_broken_check_fails_in_sql(checker):
-    good = next(records for records in PARSED["openrouter_endpoint_stats"] if records)
+    good = next(records for records in PARSED["openrouter_endpoints"] if records)
     bad = Records([dict(row) for row in good], good.provenance)
-    bad[0]["value"] = -3.0
+    bad[0]["ttft_s_p50"] = -3.0
     assert passes_in_sql(
-        checker, "openrouter_endpoint_stats", staged_table("openrouter_endpoint_stats", [good])
+        checker, "openrouter_endpoints", staged_table("openrouter_endpoints", [good])
     )
     assert not passes_in_sql(
-        checker, "openrouter_endpoint_stats", staged_table("openrouter_endpoint_stats", [bad])
+        checker, "openrouter_endpoints", staged_table("openrouter_endpoints", [bad])
     )
 
 
@@ -267,9 +269,9 @@ def test_where_sql_doubts_rows_pandera_passes_pandera_decides(checker, monkeypat
     """The SQL form of a check may be stricter than Pandera's (RE2 against Python's re), never
     looser: rows it doubts are kept when Pandera passes them."""
     monkeypatch.setattr(staging, "passes_in_sql", lambda con, name, table: False)
-    parts = PARSED["openrouter_endpoint_stats"]
+    parts = PARSED["openrouter_endpoints"]
     failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoint_stats", parts, failed, checker)
+    table = _checked_table("openrouter_endpoints", parts, failed, checker)
     assert failed == {} and table.num_rows == sum(len(records) for records in parts)
 
 

@@ -151,3 +151,35 @@ def test_comments_are_written_only_where_they_differ(tmp_path: Path) -> None:
         assert [s for s in mended.statements if s.startswith("COMMENT ON")] == [
             comment_statement(f"staging.{FRAME}", column, description)
         ]
+
+
+def test_a_retired_frame_is_dropped_and_its_snapshots_are_read_again(con) -> None:
+    """A warehouse staged by the OpenRouter parser's version 1: the statistics in a frame of their
+    own, openrouter_endpoint_stats, and openrouter_endpoints without their columns."""
+    ensure_staging(con)
+    con.execute("CREATE TABLE staging.openrouter_endpoint_stats (snapshot_id VARCHAR, v DOUBLE)")
+    con.execute("INSERT INTO staging.openrouter_endpoint_stats VALUES ('openrouter/a.bundle', 1)")
+    con.execute("DROP TABLE staging.openrouter_endpoints")
+    old = [
+        f"{name} {sql_type}{'' if nullable else ' NOT NULL'}"
+        for name, sql_type, nullable, _ in columns(FRAMES["openrouter_endpoints"])
+        if not name.startswith(("output_tokens_per_s_", "ttft_s_"))
+        and name != "method"
+        and name != "window_minutes"
+    ]
+    con.execute(f"CREATE TABLE staging.openrouter_endpoints ({', '.join(old)})")
+    con.execute(
+        "INSERT INTO staging.extractions (snapshot_id, source_id, format, parser_version, "
+        "sha256, file_size, file_mtime_ns, status, error, row_counts, extracted_at, file_ctime_ns) "
+        "VALUES ('openrouter/a.bundle', 'openrouter', 'openrouter_endpoints', '1', 'h', 1, 1, "
+        "'ok', NULL, '{}', now(), 1)"
+    )
+    ensure_staging(con)
+    tables = {
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'staging'"
+        ).fetchall()
+    }
+    assert "openrouter_endpoint_stats" not in tables and "openrouter_endpoints" in tables
+    assert con.execute("SELECT count(*) FROM staging.extractions").fetchone() == (0,)

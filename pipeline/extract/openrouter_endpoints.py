@@ -7,12 +7,11 @@ Per endpoint (`openrouter_endpoints`): provider, tag (split into its root and su
 quantization as written and the precision it means, status, limits, uptime, prices (USD per token
 in the API, already net of `discount`: the spec says the price "is multiplied by (1 - discount)",
 and the real capture's discounted prices are exactly (1 - discount) times the list price; the
-discount is kept beside them) and tool calling. Per endpoint, metric and percentile
-(`openrouter_endpoint_stats`): throughput_last_30m (output tokens/s) and latency_last_30m (time
-to first token, milliseconds in every real capture, stored in seconds) at p50, p75, p90 and p99.
-A null or missing figure is not measured: it has no row (never a 0). Without an API key every
-figure is null, which the response's row in `openrouter_poll_members` shows as
-`endpoints_without_statistics`.
+discount is kept beside them), tool calling, and its statistics: throughput_last_30m (output
+tokens/s) and latency_last_30m (time to first token, milliseconds in every real capture, stored
+in seconds) at p50, p75, p90 and p99, a column each. A null or missing figure is not measured:
+it stays null (never a 0). Without an API key every figure is null, which the response's row in
+`openrouter_poll_members` shows as `endpoints_without_statistics`.
 
 A problem stays with what it concerns. A response with an HTTP status other than 200, a body that
 is not JSON or not that shape, or a model an earlier response of the poll already gave, is left
@@ -30,9 +29,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_count, json_label, json_number, parse_json
 from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
@@ -42,6 +38,7 @@ from pipeline.schema.staging import (
     MAX_COUNT,
     MAX_PRICE_USD_PER_MTOK,
     MAX_TTFT_S,
+    OPENROUTER_PERCENTILES,
     OPENROUTER_STATISTICS,
     OPENROUTER_WINDOW_MINUTES,
 )
@@ -59,6 +56,14 @@ METHOD = "percentiles of live routed traffic"
 STATISTICS = {
     "output_tokens_per_s": ("throughput_last_30m", 1.0, MAX_TOKENS_PER_S),
     "ttft_s": ("latency_last_30m", 1000.0, MAX_TTFT_S),
+}
+# metric -> (statistic, its column) in turn
+_COLUMNS = {
+    metric: [
+        (statistic, OPENROUTER_PERCENTILES[metric, statistic])
+        for statistic in OPENROUTER_STATISTICS
+    ]
+    for metric in STATISTICS
 }
 PRICES = {
     "price_input_usd_per_mtok": "prompt",
@@ -93,10 +98,6 @@ class _Read:
 
     member: dict[str, Any]
     endpoints: list[dict[str, Any]] = field(default_factory=list)
-    # (metric, statistic, value) of each staged endpoint in turn: the other columns are the
-    # endpoint's (stat_counts) or the response's
-    stats: list[tuple[str, str, float]] = field(default_factory=list)
-    stat_counts: list[tuple[str, int]] = field(default_factory=list)  # (tag, rows) per endpoint
 
 
 def _summary(problems: list[str]) -> str | None:
@@ -168,25 +169,23 @@ def _figure(raw: Any, key: str, statistic: str, divisor: float, bound: float) ->
     return value
 
 
-def _statistics(endpoint: dict[str, Any]) -> list[tuple[str, str, float]]:
-    rows = []
+def _statistics(endpoint: dict[str, Any]) -> dict[str, float | None]:
+    """Each percentile column's figure, None where it was not measured."""
+    figures: dict[str, float | None] = dict.fromkeys(OPENROUTER_PERCENTILES.values())
     for metric, (key, divisor, bound) in STATISTICS.items():
         block = endpoint.get(key)
         if block is None:
             continue  # not measured (no API key, or no traffic)
         if not isinstance(block, dict):
             raise _Problem(f"{key} is not an object of percentiles: {shorten(repr(block), 60)}")
-        for statistic in OPENROUTER_STATISTICS:
+        for statistic, column in _COLUMNS[metric]:
             raw = block.get(statistic)
-            if raw is None:
-                continue  # a percentile missing or null is not measured, never 0
-            rows.append((metric, statistic, _figure(raw, key, statistic, divisor, bound)))
-    return rows
+            if raw is not None:  # a percentile missing or null is not measured, never 0
+                figures[column] = _figure(raw, key, statistic, divisor, bound)
+    return figures
 
 
-def _endpoint(
-    endpoint: Any, position: int, model: str, url: str
-) -> tuple[dict[str, Any], list[tuple[str, str, float]]]:
+def _endpoint(endpoint: Any, position: int, model: str, url: str) -> dict[str, Any]:
     if not isinstance(endpoint, dict):
         raise _Problem(f"endpoint #{position} is not an object")
     tag = _label(endpoint.get("tag"))
@@ -198,9 +197,7 @@ def _endpoint(
         raise _Problem(f"endpoint {tag!r}: {problem}") from None
 
 
-def _endpoint_fields(
-    endpoint: dict[str, Any], tag: str, model: str, url: str
-) -> tuple[dict[str, Any], list[tuple[str, str, float]]]:
+def _endpoint_fields(endpoint: dict[str, Any], tag: str, model: str, url: str) -> dict[str, Any]:
     provider = _label(endpoint.get("provider_name"))
     if provider is None:
         raise _Problem("expected a non-empty string 'provider_name'")
@@ -223,7 +220,7 @@ def _endpoint_fields(
     elif not isinstance(pricing, dict):
         raise _Problem(f"pricing is not an object: {shorten(repr(pricing), 60)}")
     parameters = endpoint.get("supported_parameters")
-    row: dict[str, Any] = {
+    return {
         "member_url": url,
         "model": model,
         "endpoint_name": _label(endpoint.get("name")),
@@ -240,8 +237,10 @@ def _endpoint_fields(
         **{column: _price(pricing.get(key), f"pricing.{key}") for column, key in PRICES.items()},
         "discount": _number(pricing.get("discount"), "pricing.discount", 0, 1),
         "function_calling": "tools" in parameters if isinstance(parameters, list) else None,
+        **_statistics(endpoint),
+        "window_minutes": OPENROUTER_WINDOW_MINUTES,
+        "method": METHOD,
     }
-    return row, _statistics(endpoint)
 
 
 def _body(member: BundleMember) -> Any:
@@ -295,15 +294,14 @@ def _read_member(index: int, member: BundleMember, models: dict[str, int]) -> _R
             parsed.append(_endpoint(endpoint, position, model, member.url))
         except _Problem as problem:
             problems.append(str(problem))
-    repeated = {tag for tag, n in Counter(row["tag"] for row, _ in parsed).items() if n > 1}
+    repeated = {tag for tag, n in Counter(row["tag"] for row in parsed).items() if n > 1}
     problems += [f"endpoint {tag!r} is listed more than once" for tag in sorted(repeated)]
-    for row, stats in parsed:
+    for row in parsed:
         if row["tag"] in repeated:
             continue  # which of the copies is right is unknowable
         read.endpoints.append(row)
-        read.stats += stats
-        read.stat_counts.append((row["tag"], len(stats)))
-        read.member["endpoints_without_statistics"] += 0 if stats else 1
+        if not any(row[column] is not None for column in OPENROUTER_PERCENTILES.values()):
+            read.member["endpoints_without_statistics"] += 1
     read.member["endpoints_staged"] = len(read.endpoints)
     read.member["problem"] = _summary(problems)
     return read
@@ -338,34 +336,6 @@ def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
     )
 
 
-def _repeated(values: list[str | None], times: list[int]) -> pa.Array:
-    """Each value as many times as said, in Arrow: a response's or an endpoint's value is taken
-    for its rows by position, not repeated in a Python list of 18,000."""
-    return pa.array(values, pa.string()).take(np.repeat(np.arange(len(values)), times))
-
-
-def _stats_table(reads: list[_Read]) -> pa.Table:
-    """The percentile rows of every response as Arrow columns: 18,000 a poll, which as dicts
-    cost as much to build and convert as the rest of the parse."""
-    stats = [row for read in reads for row in read.stats]
-    metrics, statistics, values = zip(*stats, strict=True) if stats else ((),) * 3
-    members = [read.member for read in reads]
-    counts = [len(read.stats) for read in reads]
-    endpoints = [pair for read in reads for pair in read.stat_counts]
-    return pa.table(
-        {
-            "member_url": _repeated([member["member_url"] for member in members], counts),
-            "model": _repeated([member["model"] for member in members], counts),
-            "tag": _repeated([tag for tag, _ in endpoints], [n for _, n in endpoints]),
-            "metric": pa.array(metrics, pa.string()),
-            "statistic": pa.array(statistics, pa.string()),
-            "value": pa.array(values, pa.float64()),
-            "window_minutes": pa.repeat(OPENROUTER_WINDOW_MINUTES, len(stats)),
-            "method": pa.repeat(METHOD, len(stats)),
-        }
-    )
-
-
 def parse(snapshot: SnapshotInput) -> Frames:
     models: dict[str, int] = {}
     reads = [
@@ -378,9 +348,6 @@ def parse(snapshot: SnapshotInput) -> Frames:
         "openrouter_endpoints": validated(
             "openrouter_endpoints", snapshot, [row for read in reads for row in read.endpoints]
         ),
-        "openrouter_endpoint_stats": validated(
-            "openrouter_endpoint_stats", snapshot, _stats_table(reads)
-        ),
         "openrouter_poll_members": validated(
             "openrouter_poll_members", snapshot, [read.member for read in reads]
         ),
@@ -389,7 +356,7 @@ def parse(snapshot: SnapshotInput) -> Frames:
 
 PARSER = Parser(
     "openrouter_endpoints",
-    "1",
-    ("openrouter_endpoints", "openrouter_endpoint_stats", "openrouter_poll_members"),
+    "2",  # 2: the statistics as columns of openrouter_endpoints
+    ("openrouter_endpoints", "openrouter_poll_members"),
     parse,
 )

@@ -87,6 +87,9 @@ EXTRACTIONS_ADDED = {
     "observed_from": "TIMESTAMPTZ",
     "observed_to": "TIMESTAMPTZ",
 }
+# Frames an older parser version staged, whose rows its successor stages elsewhere: their tables
+# are dropped, and the snapshots read again under the new version fill the new frame.
+RETIRED_FRAMES = ("openrouter_endpoint_stats",)  # columns of openrouter_endpoints since v2
 # Below both, starting workers (~1.5 s) costs more than it saves: a thousand pages, or 64 MB as
 # received (30 half-hourly polls, which take a second each to parse and validate).
 PARALLEL_THRESHOLD = 1_000
@@ -102,12 +105,15 @@ WRITER_MEMORY = "256MB"  # DuckDB's budget in the writing process while workers 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
     """Create the staging tables, or bring those of an older build to their models
-    (`sync_tables`). A table rebuilt empty forgets the extractions of the formats that fill it,
-    so their snapshots are read again: staging is a cache, nothing is lost."""
+    (`sync_tables`), and drop the retired ones. A table rebuilt empty forgets the extractions of
+    the formats that fill it, so their snapshots are read again: staging is a cache, nothing is
+    lost."""
     con.execute("CREATE SCHEMA IF NOT EXISTS staging")
     con.execute(EXTRACTIONS_DDL)
     for column, sql_type in EXTRACTIONS_ADDED.items():
         con.execute(f"ALTER TABLE staging.extractions ADD COLUMN IF NOT EXISTS {column} {sql_type}")
+    for name in RETIRED_FRAMES:
+        con.execute(f"DROP TABLE IF EXISTS staging.{name}")
     for name in sync_tables(con, "staging", FRAMES):
         formats = [p.format for p in PARSERS.values() if name in p.frames]
         con.execute("DELETE FROM staging.extractions WHERE format IN (SELECT unnest(?))", [formats])

@@ -101,22 +101,34 @@ routed AS (
     JOIN core.identified('model') AS m ON m.label = e.model
     LEFT JOIN staging.label_resolution AS t ON t.kind = 'endpoint_tag' AND t.label = e.tag_suffix
 ),
+-- each percentile column (<metric>_<statistic>, pipeline/schema/staging.py) a row of its own;
+-- UNPIVOT leaves out a null one: not measured
+routed_figures AS (
+    SELECT * EXCLUDE (percentile),
+           substr(percentile, 1, length(percentile) - 4) AS metric,
+           right(percentile, 3) AS statistic
+    FROM (
+        UNPIVOT routed
+        ON output_tokens_per_s_p50, output_tokens_per_s_p75, output_tokens_per_s_p90,
+           output_tokens_per_s_p99, ttft_s_p50, ttft_s_p75, ttft_s_p90, ttft_s_p99
+        INTO NAME percentile VALUE value
+    )
+),
 routed_rows AS (
-    SELECT md5(concat_ws('|', s.snapshot_id, 'openrouter', s.member_url, s.tag, s.metric,
-                         s.statistic)) AS observation_id,
-           r.provider_id, r.model_id, r.endpoint_precision AS precision,
-           r.endpoint_service_tier AS service_tier,
-           r.endpoint_reasoning_effort AS reasoning_effort, r.endpoint_region AS region,
-           s.metric, 'live_median' AS scope, 'measured' AS role,
-           s.method, s.statistic, s.window_minutes, NULL::VARCHAR AS cited_source_id,
-           s.value, NULL::DOUBLE AS low, NULL::DOUBLE AS high, NULL AS qualifier,
-           CASE WHEN s.metric = 'ttft_s' THEN 's' ELSE 'tokens/s' END AS unit,
-           s.observed_at, s.snapshot_id, s.source_id, 'openrouter_endpoint_stats' AS origin,
-           r.provider_name || ' (' || s.tag || ') · ' || s.model || ' · ' || s.statistic || ' '
-               || s.metric || ' ' || round(s.value, 3) AS quote,
+    SELECT md5(concat_ws('|', snapshot_id, 'openrouter', member_url, tag, metric, statistic))
+               AS observation_id,
+           provider_id, model_id, endpoint_precision AS precision,
+           endpoint_service_tier AS service_tier,
+           endpoint_reasoning_effort AS reasoning_effort, endpoint_region AS region,
+           metric, 'live_median' AS scope, 'measured' AS role,
+           method, statistic, window_minutes, NULL::VARCHAR AS cited_source_id,
+           value, NULL::DOUBLE AS low, NULL::DOUBLE AS high, NULL AS qualifier,
+           CASE WHEN metric = 'ttft_s' THEN 's' ELSE 'tokens/s' END AS unit,
+           observed_at, snapshot_id, source_id, 'openrouter_endpoints' AS origin,
+           provider_name || ' (' || tag || ') · ' || model || ' · ' || statistic || ' '
+               || metric || ' ' || round(value, 3) AS quote,
            NULL AS workload
-    FROM staging.openrouter_endpoint_stats AS s
-    JOIN routed AS r USING (snapshot_id, model, tag)
+    FROM routed_figures
 ),
 everything AS (
     SELECT * FROM aa_rows
