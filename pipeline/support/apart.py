@@ -74,14 +74,17 @@ class Apart:
         of its stderr when it failed; Stopped (the process killed) when `stop` is set first."""
         try:
             while True:
+                # looked at before each wait: a process that ends within the wait after `stop`
+                # was set is still stopped, not taken as done
+                if stop is not None and stop.is_set():
+                    raise Stopped(f"{self.what} was stopped")
                 try:
                     # without a stop event there is nothing to look at meanwhile
                     timeout = POLL_SECONDS if stop is not None else None
                     out, err = self._process.communicate(timeout=timeout)
                     break
                 except subprocess.TimeoutExpired:
-                    if stop is not None and stop.is_set():
-                        raise Stopped(f"{self.what} was stopped") from None
+                    continue
         finally:
             self.stop()
         if self._process.returncode != 0:
