@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from pipeline.extract import PARSERS, staging
 from pipeline.extract.base import (
-    ArrowRecords,
     Records,
     SnapshotInput,
     _dict_rows_table,
@@ -135,16 +134,13 @@ def test_a_null_provenance_value_is_no_value_of_its_own():
     assert table.column("observed_at").to_pylist() == [pd.Timestamp("2026-11-29T06:00Z")]
 
 
-def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenance():
-    # a parser may hand a frame's rows as Arrow columns
+def test_rows_of_many_snapshots_stage_in_order_each_with_its_provenance():
     template = next(records for records in PARSED["openrouter_endpoints"] if len(records) >= 3)
-    rows = [dict(row) for row in list(template)[:3]]
-    columns = pa.Table.from_pylist(rows)
-    assert "snapshot_id" not in columns.column_names  # each part's provenance fills it
+    rows = [{k: v for k, v in row.items() if k != "snapshot_id"} for row in list(template)[:3]]
     parts = [
-        ArrowRecords(columns, _records("a/1", []).provenance),
+        _records("a/1", rows),
         _records("b/2", rows[:2], "2026-11-30T06:00:00Z"),
-        ArrowRecords(columns.slice(1), _records("c/3", [], "2026-12-01T06:00:00Z").provenance),
+        _records("c/3", rows[1:], "2026-12-01T06:00:00Z"),
     ]
     table = staged_table("openrouter_endpoints", parts)
     assert table.column("snapshot_id").to_pylist() == ["a/1"] * 3 + ["b/2"] * 2 + ["c/3"] * 2
@@ -152,29 +148,7 @@ def test_rows_given_in_arrow_and_as_dicts_stage_in_order_each_with_its_provenanc
         pd.Timestamp("2026-11-29T06:00Z"),
         pd.Timestamp("2026-11-30T06:00Z"),
     ]
-    assert table.column("ttft_s_p50").to_pylist() == [
-        row["ttft_s_p50"] for row in rows + rows[:2] + rows[1:]
-    ]
-    as_dicts = [Records(list(part), part.provenance) for part in parts]
-    assert table.equals(staged_table("openrouter_endpoints", as_dicts))
-    assert len(parts[2]) == 2 and parts[2].merged()[0]["snapshot_id"] == "c/3"
-
-
-def test_arrow_rows_of_another_type_go_the_pandas_path_as_dict_rows_do(checker):
-    template = next(records for records in PARSED["openrouter_endpoints"] if records)
-    rows = [dict(row) for row in list(template)[:2]]
-    for row, text in zip(rows, ("12.5", "7"), strict=True):
-        row["ttft_s_p50"] = text  # strings Pandera coerces; no cast of Arrow's decides it
-    odd = ArrowRecords(pa.Table.from_pylist(rows), _records("odd/1", []).provenance)
-    with pytest.raises(pa.ArrowInvalid, match="ttft_s_p50 is string"):
-        staged_table("openrouter_endpoints", [odd])
-    extra = ArrowRecords(pa.table({"colour": ["red"]}), _records("odd/2", []).provenance)
-    with pytest.raises(pa.ArrowInvalid, match="colour"):
-        staged_table("openrouter_endpoints", [extra])
-    failed: dict[str, str] = {}
-    table = _checked_table("openrouter_endpoints", [odd], failed, checker)
-    assert failed == {}
-    assert table.column("ttft_s_p50").to_pylist() == [12.5, 7.0]
+    assert table.column("tag").to_pylist() == [row["tag"] for row in rows + rows[:2] + rows[1:]]
 
 
 def test_nothing_parsed_is_an_empty_table_of_the_model():

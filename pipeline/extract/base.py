@@ -140,55 +140,13 @@ class Records(list):
         return rows
 
 
-class ArrowRecords:
-    """Rows of a staged frame given as an Arrow table (a parser that builds its rows in Arrow),
-    deferred as `Records` are: the table holds some of the frame's columns, each of the model's
-    type, and a column it lacks (provenance, say) is null, to be filled as a dict row's missing
-    key is."""
-
-    def __init__(self, table: pa.Table, provenance: dict[str, Any]) -> None:
-        self.table = table
-        self.provenance = provenance
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return iter(self.table.to_pylist())
-
-    def merged(self) -> list[dict[str, Any]]:
-        return Records(self.table.to_pylist(), self.provenance).merged()
-
-    def as_schema(self, schema: pa.Schema) -> pa.Table:
-        """The rows with `schema`'s columns, in its order (nulls where lacking). A column of
-        another type, or one the schema lacks, raises pa.ArrowInvalid: no cast decides what the
-        dict path would refuse (a string in a number column), the caller's pandas path does."""
-        unknown = set(self.table.column_names) - set(schema.names)
-        if unknown:
-            raise pa.ArrowInvalid(f"columns the model lacks: {', '.join(sorted(unknown))}")
-        columns = []
-        for field in schema:
-            if field.name not in self.table.column_names:
-                columns.append(pa.nulls(self.table.num_rows, field.type))
-                continue
-            column = self.table.column(field.name)
-            if column.type == pa.null():
-                column = column.cast(field.type)
-            elif column.type != field.type:
-                raise pa.ArrowInvalid(f"{field.name} is {column.type}, not {field.type}")
-            columns.append(column)
-        return pa.Table.from_arrays(columns, schema=schema)
-
-
-StagedRows = Records | ArrowRecords
-
 _deferred = threading.local()
 
 
 @contextmanager
 def deferred() -> Iterator[None]:
-    """Within this block `validated` returns `Records` or `ArrowRecords`: the caller validates many
-    snapshots' rows in one frame, which is much faster than a frame per snapshot."""
+    """Within this block `validated` returns `Records`: the caller validates many snapshots' rows
+    in one frame, which is much faster than a frame per snapshot."""
     _deferred.on = True
     try:
         yield
@@ -196,13 +154,13 @@ def deferred() -> Iterator[None]:
         _deferred.on = False
 
 
-def frame_of(frame_name: str, records: StagedRows | Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def frame_of(frame_name: str, records: Records | Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     columns = list(FRAMES[frame_name].to_schema().columns)
-    rows = records.merged() if isinstance(records, Records | ArrowRecords) else list(records)
+    rows = records.merged() if isinstance(records, Records) else list(records)
     return pd.DataFrame.from_records(rows, columns=columns)
 
 
-def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
+def staged_table(frame_name: str, parts: Sequence[Records]) -> pa.Table:
     """Rows of many snapshots as one Arrow table of the frame's model types, built column by
     column in Arrow (a DataFrame from row dicts took twice as long, and Pandera then coerced its
     object columns), in one call for the whole chunk (a call per snapshot cost 0.1 ms each, a
@@ -214,7 +172,7 @@ def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
     Pandera's coercion decides."""
     model = FRAMES[frame_name]
     schema = arrow_schema(model)
-    table = _rows_table(parts, schema)
+    table = _dict_rows_table([row for records in parts for row in records], schema)
     # each row's snapshot, as positions into the parts
     owner = pa.array(np.repeat(np.arange(len(parts)), [len(records) for records in parts]))
     columns = []
@@ -231,24 +189,6 @@ def staged_table(frame_name: str, parts: Sequence[StagedRows]) -> pa.Table:
         if not nullable and built.column(name).null_count:
             raise ValueError(f"{frame_name}: a null in {name}, which allows none")
     return built
-
-
-def _rows_table(parts: Sequence[StagedRows], schema: pa.Schema) -> pa.Table:
-    """The parts' rows in order as one table of `schema`: dict rows converted a run at a time,
-    Arrow rows taken as they are (`ArrowRecords.as_schema`)."""
-    pieces: list[pa.Table] = []
-    run: list[dict[str, Any]] = []
-    for records in parts:
-        if isinstance(records, ArrowRecords):
-            if run:
-                pieces.append(_dict_rows_table(run, schema))
-                run = []
-            pieces.append(records.as_schema(schema))
-        else:
-            run.extend(records)
-    if run or not pieces:
-        pieces.append(_dict_rows_table(run, schema))
-    return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
 
 
 def _dict_rows_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
@@ -326,18 +266,15 @@ def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def validated(
-    frame_name: str, snapshot: SnapshotInput, rows: Sequence[Mapping[str, Any]] | pa.Table
+    frame_name: str, snapshot: SnapshotInput, rows: Sequence[Mapping[str, Any]]
 ) -> pd.DataFrame:
-    """Build a staged frame from row dicts or an Arrow table of some of its columns (adding
-    provenance columns) and validate it lazily."""
+    """Build a staged frame from row dicts (adding provenance columns) and validate it lazily."""
     provenance = {
         "source_id": snapshot.source.id,
         "snapshot_id": snapshot.snapshot_id,
         "observed_at": snapshot.observed_at,
     }
-    records: StagedRows = (
-        ArrowRecords(rows, provenance) if isinstance(rows, pa.Table) else Records(rows, provenance)
-    )
+    records = Records(rows, provenance)
     if getattr(_deferred, "on", False):
         return records  # type: ignore[return-value]
     try:

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import (
-    StagedRows,
+    Records,
     deferred,
     frame_of,
     passes_in_sql,
@@ -162,7 +162,7 @@ def _parse_data(
     data: bytes,
     reviewed: ReviewedFiles | None,
     version: str,
-) -> dict[str, StagedRows] | str:
+) -> dict[str, Records] | str:
     """A snapshot's records per frame, or why its parser rejects it (a message naming it)."""
     sid = meta.snapshot_id
     parser = PARSERS[source.format]
@@ -198,7 +198,7 @@ def parse_problem(
 
 def _parse(
     job: _Job, store: SnapshotStore, reviewed: ReviewedFiles | None
-) -> dict[str, StagedRows] | str | SnapshotDamaged:
+) -> dict[str, Records] | str | SnapshotDamaged:
     try:
         data = store.read(job.meta)
     except SnapshotDamaged as error:
@@ -223,7 +223,7 @@ def _chunk_of(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     if not jobs:
         return chunk
     store = SnapshotStore(Path(jobs[0].raw_root))
-    parts: dict[str, list[StagedRows]] = {}  # frame -> each snapshot's rows, in order
+    parts: dict[str, list[Records]] = {}  # frame -> each snapshot's rows, in order
     started = time.perf_counter()
     for job in jobs:
         sid = job.meta.snapshot_id
@@ -273,7 +273,7 @@ def _checker() -> duckdb.DuckDBPyConnection:
 
 
 def _checked_table(
-    name: str, parts: list[StagedRows], failed: dict[str, str], checker: duckdb.DuckDBPyConnection
+    name: str, parts: list[Records], failed: dict[str, str], checker: duckdb.DuckDBPyConnection
 ) -> pa.Table:
     """A frame's rows of a chunk's snapshots, validated, as Arrow (the writer then only inserts,
     and Arrow pickles cheaply). Built in Arrow with the model's types and checked in SQL by
