@@ -5,6 +5,7 @@ a poll bundle, and broken variants of them."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from test_parse_support import FIXTURES, PROVENANCE, in_fixture_store, parse, re
 
 from pipeline.extract import ExtractError, SnapshotInput
 from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, write_bundle
-from pipeline.schema.staging import OPENROUTER_PERCENTILES
+from pipeline.schema.staging import FRAMES, OPENROUTER_PERCENTILES
 from pipeline.sources.registry import Source
+from pipeline.support.settings import SQL_DIR
 
 SOURCE_ID = "openrouter-endpoints"
 SOURCE = Source(
@@ -564,3 +566,16 @@ def test_a_response_of_100000_endpoints_parses_in_reasonable_time(tmp_path: Path
     assert len(frames["openrouter_endpoints"]) == 100_000
     assert len(stat_rows(frames)) == 800_000
     assert frames["openrouter_poll_members"].iloc[0].endpoints_staged == 100_000
+
+
+def test_the_percentile_columns_are_the_models_and_the_core_sqls() -> None:
+    """Each percentile column is in the model and in the core SQL's UNPIVOT: a column one of them
+    lacked would be a figure never staged, or never made an observation."""
+    columns = set(OPENROUTER_PERCENTILES.values())
+    model = FRAMES["openrouter_endpoints"].to_schema().columns
+    assert columns <= set(model)
+    assert {c for c in model if c.startswith(("output_tokens_per_s_", "ttft_s_"))} == columns
+    sql = (SQL_DIR / "core" / "10_measured_observations.sql").read_text(encoding="utf-8")
+    unpivoted = re.search(r"UNPIVOT routed\s+ON (.*?)\s+INTO", sql, re.DOTALL)
+    assert unpivoted is not None
+    assert {name.strip() for name in unpivoted.group(1).split(",")} == columns

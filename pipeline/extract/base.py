@@ -195,7 +195,7 @@ def _dict_rows_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     """`pa.Table.from_pylist(rows, schema=schema)`, a column at a time where every row has the
     keys of the first (a parser's rows come from one literal): the values taken out of the rows
     by one `itemgetter` in C, and each column converted whole. An OpenRouter poll's 2,300
-    endpoint rows of 36 columns: 13.5 ms by from_pylist, 6.3 ms so."""
+    endpoint rows of 35 fields: 13.5 ms by from_pylist, 6.3 ms so."""
     keys = list(rows[0]) if rows else []
     if not keys or len(set(map(len, rows))) != 1:
         return pa.Table.from_pylist(rows, schema=schema)
