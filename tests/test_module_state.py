@@ -40,7 +40,6 @@ ALLOWED = {
     ("pipeline/extract/html.py", "_cached_column"): "a pure function of a table's headers",
     ("pipeline/extract/staging.py", "_counts_json"): "a pure function: its argument as JSON",
     ("pipeline/extract/openrouter_endpoints.py", "_price_of_text"): "a pure function of a text",
-    ("pipeline/extract/openrouter_endpoints.py", "_clean_text"): "a pure function of a text",
     ("pipeline/release/formatting.py", "timestamp"): "a pure function: a time as exports write it",
     ("pipeline/release/history.py", "_time"): "a pure function: an export's time text, parsed",
     ("pipeline/support/text.py", "_local"): "the XSLT compiled from a constant, per thread",

@@ -448,16 +448,18 @@ def test_each_percentile_row_names_its_own_response_model_and_endpoint(tmp_path:
             assert row.value == pytest.approx(figures[(row.tag, row.metric, row.statistic)])
 
 
-def test_a_long_text_is_cleaned_as_json_label_cleans_it_and_not_remembered() -> None:
+def test_a_label_is_cleaned_as_json_label_cleans_it_and_a_short_one_remembered() -> None:
     from pipeline.extract import openrouter_endpoints as parser
     from pipeline.extract.jsondoc import json_label
+    from pipeline.support.text import _remembered_clean_text
 
-    parser._clean_text.cache_clear()  # a full cache would keep its size whatever is added
+    _remembered_clean_text.cache_clear()  # a full cache would keep its size whatever is added
     long = "<b>Provider</b> " + "x" * 5_000
     assert parser._label(long) == json_label(long)
-    assert parser._clean_text.cache_info().currsize == 0
+    assert _remembered_clean_text.cache_info().currsize == 0
     assert parser._label(" Provider  18 ") == json_label(" Provider  18 ") == "Provider 18"
-    assert parser._clean_text.cache_info().currsize == 1  # a short one is kept
+    assert _remembered_clean_text.cache_info().currsize == 1  # a short one is kept
+    assert parser._label("<i></i>") is None is json_label("<i></i>")  # nothing left
     assert parser._label(5) is None
 
 

@@ -46,6 +46,7 @@ from pipeline.support.text import (
     REMEMBERED_LENGTH,
     REMEMBERED_TEXTS,
     TextDecodeError,
+    clean_repeated_text,
     decode_text,
     shorten,
 )
@@ -145,18 +146,11 @@ def _price_of_text(value: str) -> float | None:
     return _price_of(value, "price")
 
 
-@lru_cache(maxsize=REMEMBERED_TEXTS)
-def _clean_text(value: str, max_length: int) -> str | None:
-    return json_label(value, max_length)
-
-
 def _label(value: Any, max_length: int = 500) -> str | None:
-    """json_label, each short text cleaned once (only `str`: what JSON gives)."""
+    """json_label, each short text cleaned once per process (only `str`: what JSON gives)."""
     if type(value) is not str:
         return None
-    if len(value) > REMEMBERED_LENGTH:  # a long text is not kept alive by the cache
-        return json_label(value, max_length)
-    return _clean_text(value, max_length)
+    return clean_repeated_text(value, max_length) or None
 
 
 def _figure(raw: Any, key: str, statistic: str, divisor: float, bound: float) -> float:
