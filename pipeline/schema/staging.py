@@ -246,15 +246,14 @@ OPENROUTER_WINDOW_MINUTES = 30
 OPENROUTER_STATISTICS = ("p50", "p75", "p90", "p99")
 
 
-def _percentile(statistic: str, metric: str, unit: str, bound: float, field: str) -> object:
+def _percentile(statistic: str, metric: str, unit: str, bound: float, given_as: str) -> object:
     return pa.Field(
         gt=0,
         lt=bound,
         nullable=True,
         metadata={"unit": unit},
-        description=f"{metric} at {statistic} of the requests in the window ({field}"
-        + (", milliseconds in the API" if unit == "s" else "")
-        + "): null when not measured",
+        description=f"{metric} at {statistic} of the requests in the window ({given_as}): null "
+        "when not measured",
     )
 
 
@@ -265,7 +264,13 @@ def _throughput(statistic: str) -> object:
 
 
 def _ttft(statistic: str) -> object:
-    return _percentile(statistic, "time to first token", "s", MAX_TTFT_S, "latency_last_30m")
+    return _percentile(
+        statistic,
+        "time to first token",
+        "s",
+        MAX_TTFT_S,
+        "latency_last_30m, milliseconds in the API",
+    )
 
 
 class OpenRouterEndpoints(StagedFrame):
