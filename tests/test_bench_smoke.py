@@ -140,6 +140,32 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
             [SOURCE],
         ).fetchone()[0]
     assert snapshots == 7
+    # what writing the published observations costs by itself, on the same kept corpus
+    from pipeline.bench.write_floor import main as write_floor
+
+    floors = tmp_path / "write-floor.json"
+    assert write_floor([str(workdir), "--json", str(floors)]) == 0
+    written = json.loads(floors.read_text())
+    with duckdb.connect(str(workdir / "corpus" / "speedbook.duckdb"), read_only=True) as con:
+        assert (
+            written["observations"]
+            == con.execute("SELECT count(*) FROM core.observations").fetchone()[0]
+        )
+    assert written["floor_read_json_rows"] == 4 * 5  # the history's responses, as the bench's
+    assert written["write_table_s"] > 0 and written["write_parquet_s"] > 0
+    for copy in ("table", "parquet"):  # the ratios are of the seconds before rounding
+        assert written[f"{copy}_to_floor_ratio"] == pytest.approx(
+            written[f"write_{copy}_s"] / written["floor_read_json_s"], rel=0.1
+        )
+    # its scratch files are gone
+    assert not list(workdir.glob("write-floor*"))
+
+
+def test_write_floor_refuses_a_folder_without_a_built_corpus(tmp_path):
+    from pipeline.bench.write_floor import main as write_floor
+
+    with pytest.raises(SystemExit, match="no built warehouse"):
+        write_floor([str(tmp_path)])
 
 
 def test_repeat_polls_refuses_a_folder_without_a_built_corpus(tmp_path):

@@ -52,7 +52,7 @@ from pipeline.warehouse.partitions import PARTITIONED, partition_hours, split_ho
 
 PARTITION_COLUMN = "observed_date"
 # zstd's level 1 wrote an hour of observations in 106 ms against the default's 118, no larger
-_OPTIONS = "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"
+COPY_OPTIONS = "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"
 PARTITION_INDEX = "_partitions.json"
 # other tables: on every column. The observations of an endpoint's snapshot side by side (their
 # id, last, makes the order total): sorted by id alone, an hour at 90 days of polls took 136 ms
@@ -83,7 +83,7 @@ def _copy(con: duckdb.DuckDBPyConnection, query: str, path: Path, order: str = "
     path.parent.mkdir(parents=True, exist_ok=True)
     # COPY returns the rows written; fetching it all leaves the connection with no open result
     rows = con.execute(
-        f"COPY ({query} ORDER BY {order}) TO {quote_literal(str(path))} {_OPTIONS}"
+        f"COPY ({query} ORDER BY {order}) TO {quote_literal(str(path))} {COPY_OPTIONS}"
     ).fetchall()
     return int(rows[0][0])
 
