@@ -153,9 +153,9 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
         )
     assert written["floor_read_json_rows"] == 4 * 5  # the history's responses, as the bench's
     assert written["write_table_s"] > 0 and written["write_parquet_s"] > 0
-    for copy in ("table", "parquet"):  # the ratios are of the seconds before rounding
-        assert written[f"{copy}_to_floor_ratio"] == pytest.approx(
-            written[f"write_{copy}_s"] / written["floor_read_json_s"], rel=0.1
+    for copy in ("table", "parquet"):
+        assert written[f"{copy}_to_floor_ratio"] == round(
+            written[f"write_{copy}_s"] / written["floor_read_json_s"], 2
         )
     # its scratch files are gone
     assert not list(workdir.glob("write-floor*"))
