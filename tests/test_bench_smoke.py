@@ -151,6 +151,8 @@ def test_the_poll_scenario_runs_at_a_small_size(cli, tmp_path):
             written["observations"]
             == con.execute("SELECT count(*) FROM core.observations").fetchone()[0]
         )
+    everything = written["observations"]  # both copies hold every row
+    assert written["rows_written"] == {"table": everything, "parquet": everything}
     assert written["floor_read_json_rows"] == 4 * 5  # the history's responses, as the bench's
     assert written["write_table_s"] > 0 and written["write_parquet_s"] > 0
     for copy in ("table", "parquet"):
@@ -165,6 +167,11 @@ def test_write_floor_refuses_a_folder_without_a_built_corpus(tmp_path):
     from pipeline.bench.write_floor import main as write_floor
 
     with pytest.raises(SystemExit, match="no built warehouse"):
+        write_floor([str(tmp_path)])
+    # a warehouse, but not the bench's floor files beside it: nothing to compare with
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "speedbook.duckdb").touch()
+    with pytest.raises(SystemExit, match="no floor files"):
         write_floor([str(tmp_path)])
 
 

@@ -15,15 +15,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from pipeline.bench.poll_run import read_json_floor
 from pipeline.release.parquet import COPY_OPTIONS
 from pipeline.warehouse.connection import connect, quote_literal
 
 
-def _timed(con: Any, sql: str) -> float:
+def _timed(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[float, int]:
+    """Seconds of `sql`, a statement that reports the rows it wrote, and those rows."""
     started = time.perf_counter()
-    con.execute(sql).fetchall()
-    return time.perf_counter() - started
+    ((rows,),) = con.execute(sql).fetchall()
+    return time.perf_counter() - started, rows
 
 
 def write_floor(workdir: Path) -> dict[str, Any]:
@@ -40,10 +43,12 @@ def write_floor(workdir: Path) -> dict[str, Any]:
         with connect(target) as con:
             con.execute(f"ATTACH {quote_literal(str(warehouse))} AS built (READ_ONLY)")
             (rows,) = con.execute("SELECT count(*) FROM built.core.observations").fetchone()  # type: ignore[misc]
-            # CHECKPOINT: the build's table is on disk when its transaction ends
-            table_s = _timed(con, "CREATE TABLE t AS FROM built.core.observations")
-            table_s += _timed(con, "CHECKPOINT")
-            parquet_s = _timed(
+            table_s, table_rows = _timed(con, "CREATE TABLE t AS FROM built.core.observations")
+            # the build's table is on disk when its transaction ends
+            started = time.perf_counter()
+            con.execute("CHECKPOINT")
+            table_s += time.perf_counter() - started
+            parquet_s, parquet_rows = _timed(
                 con,
                 f"COPY (FROM built.core.observations) TO {quote_literal(str(parquet))} "
                 f"{COPY_OPTIONS}",
@@ -53,6 +58,7 @@ def write_floor(workdir: Path) -> dict[str, Any]:
         parquet.unlink(missing_ok=True)
     return {
         "observations": rows,
+        "rows_written": {"table": table_rows, "parquet": parquet_rows},
         "floor_read_json_rows": responses,
         # unrounded: a tiny corpus's copies take milliseconds, and the ratios are of these
         "floor_read_json_s": floor_s,
