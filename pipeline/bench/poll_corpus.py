@@ -370,8 +370,13 @@ def generate(
         endpoints=counts.endpoints,
         statistics=counts.statistics,
         received_bytes=counts.received,
-        floor_files=tuple(sorted(floor_dir.glob("poll-*.ndjson"))) if floor_dir else (),
+        floor_files=floor_files_in(floor_dir) if floor_dir else (),
     )
+
+
+def floor_files_in(floor_dir: Path) -> tuple[Path, ...]:
+    """The floor's files `generate` wrote into `floor_dir`, a poll each, oldest first."""
+    return tuple(sorted(floor_dir.glob("poll-*.ndjson")))
 
 
 def add_poll(corpus: PollCorpus, spec: PollSpec, poll: int) -> PollCorpus:

@@ -15,10 +15,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.bench.poll_corpus import SOURCE, PollCorpus, PollSpec, add_poll, generate
+from pipeline.bench.poll_corpus import (
+    SOURCE,
+    PollCorpus,
+    PollSpec,
+    add_poll,
+    floor_files_in,
+    generate,
+)
 from pipeline.bench.run import checked_build
 from pipeline.raw.snapshots import SnapshotStore
+from pipeline.support.settings import DATABASE_FILE
 from pipeline.warehouse.connection import connect
+
+FLOOR_DIR = "read-json-floor"  # in the bench's --workdir, beside corpus/ and exports/
+
+
+def kept_corpus(workdir: Path) -> tuple[Path, tuple[Path, ...]]:
+    """The corpus folder of a poll bench's kept `workdir` and the floor's files (oldest poll
+    first); SystemExit, saying what to run, when it holds no built warehouse."""
+    root = workdir / "corpus"
+    if not (root / DATABASE_FILE).is_file():
+        raise SystemExit(f"{root}: no built warehouse; run `speedbook bench --workdir` first")
+    return root, floor_files_in(workdir / FLOOR_DIR)
 
 
 def read_json_floor(files: tuple[Path, ...], scratch: Path) -> tuple[int, float]:
@@ -55,7 +74,7 @@ def poll_observations(database: Path) -> int:
 
 
 def run_poll_bench(spec: PollSpec, workdir: Path, progress: Any = print) -> dict[str, Any]:
-    exports, floor_dir = workdir / "exports", workdir / "read-json-floor"
+    exports, floor_dir = workdir / "exports", workdir / FLOOR_DIR
     started = time.perf_counter()
     corpus: PollCorpus = generate(spec, workdir / "corpus", floor_dir=floor_dir, progress=progress)
     generate_s = time.perf_counter() - started
@@ -63,7 +82,7 @@ def run_poll_bench(spec: PollSpec, workdir: Path, progress: Any = print) -> dict
         f"generated {corpus.polls:,} polls ({corpus.members:,} responses) in {generate_s:.1f} s"
     )
     full = checked_build(corpus, exports, "full", "full build", progress)
-    database = corpus.root / "speedbook.duckdb"
+    database = corpus.root / DATABASE_FILE
     observed = poll_observations(database)
     history = corpus
     corpus = add_poll(corpus, spec, spec.polls)

@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bench.poll_corpus import SOURCE, PollCorpus, PollSpec, add_poll
-from pipeline.bench.poll_run import read_json_floor
+from pipeline.bench.poll_run import kept_corpus, read_json_floor
 from pipeline.bench.run import checked_build
 from pipeline.raw.snapshots import META_SUFFIX
 
 
 def repeat_polls(workdir: Path, spec: PollSpec, rounds: int) -> dict[str, Any]:
-    root = workdir / "corpus"
-    if not (root / "speedbook.duckdb").is_file():
-        raise SystemExit(f"{root}: no built warehouse; run `speedbook bench --workdir` first")
+    root, floor_files = kept_corpus(workdir)
     done = sum(1 for _ in (root / "raw" / SOURCE).glob(f"*{META_SUFFIX}"))  # polls stored
     corpus = PollCorpus(
         root=root,
@@ -41,7 +39,6 @@ def repeat_polls(workdir: Path, spec: PollSpec, rounds: int) -> dict[str, Any]:
     polls: list[dict[str, Any]] = []
     noops: list[dict[str, Any]] = []
     # the floor's work: the same bytes every round (the history's last day of polls)
-    floor_files = tuple(sorted((workdir / "read-json-floor").glob("poll-*.ndjson")))
     floor_files = floor_files[-spec.polls_per_day :]
     floors: list[float] = []
     for number in range(done, done + rounds):

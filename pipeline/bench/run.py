@@ -26,6 +26,7 @@ from pipeline.bench.corpus import Corpus, CorpusSpec, add_day, generate
 from pipeline.bench.poll_corpus import PollCorpus
 from pipeline.dagster.envelope import REPORT_FILE
 from pipeline.raw.snapshots import COMPRESSED_SUFFIX, MAX_SNAPSHOT_BYTES, decompress
+from pipeline.support.settings import DATABASE_FILE
 from pipeline.warehouse.connection import connect
 from pipeline.warehouse.spare import SPARE_DATABASE, spare_lock
 
@@ -261,7 +262,7 @@ def run_bench(spec: CorpusSpec, workdir: Path, progress: Any = print) -> dict[st
     generate_s = time.perf_counter() - started
     progress(f"generated {corpus.pages} pages in {generate_s:.1f} s")
     full = checked_build(corpus, exports, "full", "full build", progress)
-    database = corpus.root / "speedbook.duckdb"
+    database = corpus.root / DATABASE_FILE
     observed = observations(database)
     added = add_day(corpus, spec, spec.days)
     label = f"one more day ({added} pages)"

@@ -17,8 +17,9 @@ from typing import Any
 
 import duckdb
 
-from pipeline.bench.poll_run import read_json_floor
+from pipeline.bench.poll_run import FLOOR_DIR, kept_corpus, read_json_floor
 from pipeline.release.parquet import COPY_OPTIONS
+from pipeline.support.settings import DATABASE_FILE
 from pipeline.warehouse.connection import connect, quote_literal
 
 
@@ -30,13 +31,10 @@ def _timed(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[float, int]:
 
 
 def write_floor(workdir: Path) -> dict[str, Any]:
-    warehouse = workdir / "corpus" / "speedbook.duckdb"
-    if not warehouse.is_file():
-        raise SystemExit(f"{warehouse.parent}: no built warehouse; run `speedbook bench --workdir`")
-    floor_dir = workdir / "read-json-floor"
-    floor_files = tuple(sorted(floor_dir.glob("poll-*.ndjson")))
+    root, floor_files = kept_corpus(workdir)
+    warehouse = root / DATABASE_FILE
     if not floor_files:
-        raise SystemExit(f"{floor_dir}: no floor files; keep the bench's --workdir")
+        raise SystemExit(f"{workdir / FLOOR_DIR}: no floor files; keep the bench's --workdir")
     responses, floor_s = read_json_floor(floor_files, workdir)
     target, parquet = workdir / "write-floor.duckdb", workdir / "write-floor.parquet"
     try:

@@ -14,6 +14,7 @@ SQL_DIR = PACKAGE_DIR / "warehouse" / "sql"
 DICTIONARY_PATH = SQL_DIR / "DATA_DICTIONARY.md"  # generated: `speedbook dictionary`
 SCHEMAS_DIR = PACKAGE_DIR / "release" / "schemas"
 
+DATABASE_FILE = "speedbook.duckdb"  # the warehouse's DuckDB file, in its folder
 ENV_REGISTRY = "SPEEDBOOK_REGISTRY"
 ENV_WAREHOUSE = "SPEEDBOOK_WAREHOUSE"
 ENV_EXPORTS = "SPEEDBOOK_EXPORTS"
@@ -39,7 +40,7 @@ class Settings:
 
     @property
     def database(self) -> Path:
-        return self.warehouse / "speedbook.duckdb"
+        return self.warehouse / DATABASE_FILE
 
     @property
     def dagster_home(self) -> Path:
