@@ -6,16 +6,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help install bytecode run test lint format bench ui clean browser preview-png
+.PHONY: help install bytecode run test test-e2e test-all lint format bench ui clean browser postgres preview-png
 
 help:
 	@echo "make run    set up .venv and build the dataset (warehouse/, exports/)"
-	@echo "make test   set up .venv and run the test suite"
+	@echo "make test   set up .venv and run the fast tests (about two minutes)"
+	@echo "make test-e2e  the end-to-end tests (whole builds, servers, browser; CI runs both)"
 	@echo "make lint   ruff check and format check"
 	@echo "make bench  run the performance benchmark (see README, Performance)"
 	@echo "make bytecode  compile the package's bytecode (run and bench do it first)"
 	@echo "make ui     open the Dagster UI on this project's instance"
-	@echo "make preview-png  render the preview page again for the README's image"
+	@echo "make preview-png  render the preview page again for the README's and docs/preview.md's images"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,11 +45,31 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
+# The tests start a private PostgreSQL cluster (tests/servers.py) from Debian's packages; install
+# them when missing. The cluster the package may create is never used: the tests run their own.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; \
+	  else echo "postgresql is missing and installing it needs root: apt-get install postgresql" >&2; \
+	    exit 1; fi; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql; }
+
 # The test files are spread over the cores (pytest-xdist); one file stays on one worker, so its
 # module fixtures are built once. TEST_WORKERS=0 runs them in this process.
+# `make test` is the fast tier (parsers, rules, SQL, commands on small inputs); `make test-e2e` the
+# end-to-end tier (whole builds, crashes, the wheel, the browser, the servers, the bench smoke);
+# CI (.ci/run) runs lint and both.
 TEST_WORKERS ?= auto
-test: install browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+test: install postgres
+	$(PYTEST) -m "not e2e"
+
+test-e2e: install browser postgres
+	$(PYTEST) -m e2e
+
+test-all: install browser postgres
+	$(PYTEST)
 
 lint: install
 	$(BIN)/ruff check pipeline tests
@@ -60,8 +81,9 @@ format: install
 
 # The README's image of the preview page: the preview test's fresh screenshot, copied over it.
 preview-png: install browser
-	$(BIN)/python -m pytest tests/test_preview.py -k test_screenshot -q
+	$(BIN)/python -m pytest tests/test_preview.py -k "test_screenshot or test_model_screenshot" -q
 	cp tests/artifacts/preview.png tests/fixtures/preview.png
+	cp tests/artifacts/preview-model.png docs/preview.png
 
 bench: install bytecode
 	$(BIN)/speedbook bench --json bench-results.json
@@ -69,6 +91,8 @@ bench: install bytecode
 ui: install
 	$(BIN)/speedbook ui
 
+# everything a build made (the lake, Dagster's instance, the build's state) and the venv; the
+# snapshots in warehouse/raw stay
 clean:
-	rm -rf $(VENV) warehouse/speedbook.duckdb warehouse/speedbook.duckdb.wal warehouse/dagster \
-	  warehouse/build_report.json warehouse/raw/.snapshot-index.json
+	rm -rf $(VENV) warehouse/catalog.* warehouse/lake warehouse/dagster warehouse/state \
+	  warehouse/build.lock warehouse/build_report.json warehouse/raw/.snapshot-index.json

@@ -17,8 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from http_fixtures import FaultServer, Responder
 
-from pipeline.raw.fetch import FetchOptions, FetchReport, fetch_sources
-from pipeline.raw.outcomes import LOG_NAME
+from pipeline.fetch import FetchOptions, FetchReport, fetch_sources
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import Source, load_registry
 from pipeline.support.settings import BUNDLED_METADATA, Settings
@@ -147,12 +146,13 @@ class ApiWorld:
         )
 
     def files(self) -> dict[str, bytes]:
-        """Every stored file except the outcome logs and the listing cache."""
+        """Every file of the snapshot store but its listing cache (the outcome logs are beside
+        the store)."""
         raw = self.tmp / "warehouse" / "raw"
         return {
             str(p.relative_to(raw)): p.read_bytes()
             for p in sorted(raw.rglob("*"))
-            if p.is_file() and p.name not in (LOG_NAME, ".snapshot-index.json")
+            if p.is_file() and p.name != ".snapshot-index.json"
         }
 
 

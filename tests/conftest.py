@@ -16,9 +16,22 @@ from pipeline.cli import main
 from pipeline.support.progress import LOGGER, ElapsedFormatter
 from pipeline.support.settings import Settings
 
+# PostgreSQL and S3 (SeaweedFS) started by the session when a test asks for them (servers.py)
+pytest_plugins = ["servers"]
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_RAW = REPO_ROOT / "warehouse" / "raw"
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+# A test that reads the shared full build belongs to the end-to-end tier, wherever it lives.
+E2E_FIXTURES = frozenset({"built"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +79,7 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     monkeypatch.setenv("SPEEDBOOK_WAREHOUSE", str(warehouse))
     monkeypatch.setenv("SPEEDBOOK_EXPORTS", str(exports))
     monkeypatch.delenv("SPEEDBOOK_REGISTRY", raising=False)
+    monkeypatch.delenv("SPEEDBOOK_SNAPSHOTS", raising=False)  # the store is the warehouse's
     return Settings.resolve()
 
 
@@ -106,7 +120,7 @@ def build_into(root: Path, as_of=None) -> Settings:
 
 
 # Everything up to the core tables: the selection of a test about staging or core, not releases.
-UP_TO_CORE = "key:raw_inventory or key:staging_* or key:core_*"
+UP_TO_CORE = "key:raw_inventory or key:staging_* or key:core_* or key:mart_views"
 
 
 def failures(result: dg.ExecuteInProcessResult) -> list[str]:
@@ -126,7 +140,7 @@ def materialize(
     """Materialise only the assets `selection` names (Dagster's selection syntax, e.g.
     `"key:staging_* or key:core_*"`) and their checks, with the build's resources: for a test
     whose point is one part of the graph, not the whole build and its release. It writes the
-    warehouse in place (no working copy, no swap: `in_place`)."""
+    lake directly, as every build does."""
     from pipeline.dagster.graph import build_definitions
     from pipeline.dagster.resources import build_resources
 
@@ -134,7 +148,7 @@ def materialize(
     return dg.materialize(
         list(defs.assets or ()),
         selection=selection,
-        resources=build_resources(settings, as_of, in_place=True),
+        resources=build_resources(settings, as_of),
         instance=instance,
         raise_on_error=False,
     )
@@ -144,3 +158,10 @@ def materialize(
 def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """One full build of the bundled corpus, shared by every test that only reads it."""
     return build_into(tmp_path_factory.mktemp("built"))
+
+
+def lake_at(folder: Path, *, read_only: bool = False):
+    """A session on a lake of its own in `folder` (the default catalog and data path)."""
+    from pipeline.warehouse.connection import connect
+
+    return connect(Settings.resolve(warehouse=folder), read_only=read_only)

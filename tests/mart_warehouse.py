@@ -1,5 +1,7 @@
 """Small hand-made warehouses for the rules in sql/mart: core tables filled with a few rows, then
-the mart views applied, so one rule can be pinned without a whole build."""
+the mart applied, so one rule can be pinned without a whole build. The mart's SQL is the same on
+a lake and on a plain DuckDB database: these are plain ones, with core.observations (a view over
+the facts in a build) a table of hand-made rows."""
 
 from __future__ import annotations
 
@@ -11,12 +13,12 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from pipeline.warehouse.citations import refresh_citations
-from pipeline.warehouse.connection import connect
-from pipeline.warehouse.core import ensure_core
-from pipeline.warehouse.current import refresh_current
+from pipeline.schema.core import CORE_TABLES, CORE_VIEWS
+from pipeline.schema.ddl import create_table
+from pipeline.support.settings import SQL_DIR
+from pipeline.warehouse.connection import session
+from pipeline.warehouse.core import BUILD_STATE_DDL
 from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.measurement_sources import refresh_measurement_sources
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
 SOURCES = {  # id: (tier, kind, max_age_days)
@@ -53,7 +55,7 @@ def observation(
     precision: str = "unknown",
     service_tier: str = "standard",
     effort: str | None = None,
-    scope: str = "live_median",
+    scope: str = "live",
     role: str = "measured",
     origin: str = "aa_endpoints",
     qualifier: str | None = None,
@@ -90,6 +92,10 @@ def observation(
         "quote": "q",
         "workload": None,
         "region": None,
+        "endpoint_key": None,
+        "observed_at_bound": "exact",
+        "suspect": False,
+        "suspect_reason": None,
         "method": method or measured_by,
         "statistic": statistic or central,
         "window_minutes": window,
@@ -123,16 +129,25 @@ class Warehouse:
     as_of: datetime | None = None
 
     def build(self) -> duckdb.DuckDBPyConnection:
-        con = connect(self.path)
-        ensure_core(con)
+        con = session()
+        con.execute(f"ATTACH '{self.path}' AS test_warehouse")
+        con.execute("USE test_warehouse")
+        con.execute("CREATE SCHEMA core")
+        for name, model in {**CORE_TABLES, **CORE_VIEWS}.items():
+            con.execute(create_table(model, f"core.{name}"))
+        con.execute(BUILD_STATE_DDL)
+        # the shared macros (sql/core/00_macros.sql) and the fact-free part of the core SQL
+        con.execute((SQL_DIR / "core" / "00_macros.sql").read_text(encoding="utf-8"))
         if self.observations:
             con.register("obs", pd.DataFrame(self.observations))
             con.execute("INSERT INTO core.observations BY NAME SELECT * FROM obs")
             con.unregister("obs")
         for sid, (tier, kind, days) in SOURCES.items():
             con.execute(
-                "INSERT INTO core.sources VALUES (?, ?, ?, NULL, 'https://example.org/' || ?, ?, "
-                "'aa_provider_page', 'weekly', ?, ?)",
+                "INSERT INTO core.sources BY NAME SELECT ? AS source_id, ? AS kind, "
+                "? AS publisher, NULL AS title, 'https://example.org/' || ? AS url, ? AS tier, "
+                "'aa_provider_page' AS format, 'weekly' AS cadence, ? AS max_age_minutes, "
+                "? AS confirmed_at, 'unknown' AS license",
                 # each source its own publisher: independent unless a figure repeats another
                 [
                     sid,
@@ -150,9 +165,13 @@ class Warehouse:
             listed.setdefault(o["snapshot_id"], Snapshot(o["source_id"], _days(o["retrieved_at"])))
         for snap in listed.values():
             when = DAY - timedelta(days=snap.days_ago)
+            in_scope = snap.status == "ok" and (self.as_of is None or when <= self.as_of)
             con.execute(
-                "INSERT INTO core.snapshots VALUES (?, ?, 'https://example.org/' || ?, ?, "
-                "repeat('0', 64), 1, 'text/html', ?, NULL, ?, NULL, ?)",
+                "INSERT INTO core.snapshots BY NAME SELECT ? AS snapshot_id, ? AS source_id, "
+                "'https://example.org/' || ? AS url, ? AS retrieved_at, repeat('0', 64) AS sha256, "
+                "1 AS size_bytes, 'text/html' AS content_type, ? AS obtained_by, "
+                "? AS reconstructed_from, ? AS reconstructed_from_snapshot_id, "
+                "'exact' AS retrieved_at_bound, ? AS in_scope",
                 [
                     snap.id,
                     snap.source,
@@ -161,18 +180,22 @@ class Warehouse:
                     "reconstructed" if snap.rebuilt_from else "bundled",
                     "a document" if snap.rebuilt_from else None,
                     snap.rebuilt_from,
+                    in_scope,
                 ],
             )
             con.execute(
-                "INSERT INTO core.extractions "
-                "VALUES (?, ?, 'aa_provider_page', '1', ?, ?, 0, NULL)",
+                "INSERT INTO core.extractions BY NAME SELECT ? AS snapshot_id, ? AS source_id, "
+                "'aa_provider_page' AS format, '1' AS parser_version, ? AS status, ? AS error, "
+                "0 AS rows_extracted",
                 [snap.id, snap.source, snap.status, None if snap.status == "ok" else "broken"],
             )
+        # as in a build: core.observations reads only the snapshots in the build's scope
+        con.execute(
+            "DELETE FROM core.observations WHERE snapshot_id NOT IN "
+            "(SELECT snapshot_id FROM core.snapshots WHERE in_scope)"
+        )
         data_date = max(DAY - timedelta(days=s.days_ago) for s in listed.values())
-        con.execute("INSERT INTO core.build_state VALUES (?, ?, 'test')", [self.as_of, data_date])
-        refresh_current(con, None)  # as the core build does
-        refresh_measurement_sources(con, None)
-        refresh_citations(con, None)
+        con.execute("INSERT INTO core.build_state VALUES (?, ?)", [self.as_of, data_date])
         apply_marts(con)
         return con
 

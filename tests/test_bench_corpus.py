@@ -20,10 +20,10 @@ from pipeline.bench.corpus import (
 )
 from pipeline.extract import PARSERS, SnapshotInput
 from pipeline.normalise.entities import Resolver
-from pipeline.normalise.reviewed import ReviewedFiles, load_claims, load_platforms
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.schema.staging import OPENROUTER_PERCENTILES
 from pipeline.sources.registry import load_registry
+from pipeline.sources.reviewed import ReviewedFiles, load_claims, load_platforms
 
 SPEC = CorpusSpec(models=5, providers=3, days=3)
 

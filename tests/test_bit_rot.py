@@ -18,12 +18,12 @@ import pytest
 from test_store_special_files import ONE_GB, run_limited
 
 from pipeline.dagster.assets import release as release_assets
-from pipeline.extract.staging import verified_files
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.release.publish import PublishError, publish_release, read_release
 from pipeline.support.file_keys import file_key
 from pipeline.support.settings import Settings
+from pipeline.warehouse.staging import verified_files
 
 KIMI_PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()
 
@@ -90,7 +90,7 @@ def test_a_same_size_edit_with_the_old_mtime_moves_latest_off_its_release(built,
 
 
 def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(built):
-    """What the release's citation check trusts (pipeline/extract/staging.py, verified_files):
+    """What the release's citation check trusts (pipeline/warehouse/staging.py, verified_files):
     every snapshot the release cites, with its data file's key as it is on disk."""
     store = SnapshotStore(built.raw_dir)
     con = duckdb.connect(str(built.database), read_only=True)

@@ -43,10 +43,10 @@ def provider(documents: dict, provider_id: str) -> dict:
 def groq_llama(documents: dict) -> dict:
     return next(
         f
-        for f in provider(documents, "groq")["live_figures"]
+        for f in provider(documents, "groq")["figures"]
         if f["model"]["id"] == "llama-3.3-70b-instruct"
         and f["metric"] == "output_tokens_per_s"
-        and f["source"]["id"].startswith("aa-")
+        and f["source"].startswith("aa-")
     )
 
 
@@ -98,15 +98,16 @@ def test_a_bound_against_a_point_figure_has_no_relative_change(release, later):
 def test_newly_stale_figures_and_headline_changes(release, later):
     groq = provider(later, "groq")
     groq_llama(later)["stale"] = True
-    groq["headline"]["stale"] = True
-    groq["headline"]["display"] += " · as of 2026-11-29"
+    assert groq["headline"]["stale"]  # a 2023 one-off run in the bundled release
+    groq["headline"]["stale"] = False
+    groq["headline"]["display"] = groq["headline"]["display"].replace("stale, as of", "as of")
     changes = compare(release, later)
     assert [f["endpoint"] for f in changes["stale"]["newly_stale"]] == [GROQ_LLAMA]
     assert changes["figures"]["changed"] == []  # the value did not move
     [headline] = changes["headlines"]
-    assert headline["provider"]["id"] == "groq" and headline["new"]["stale"]
+    assert headline["provider"]["id"] == "groq" and not headline["new"]["stale"]
     text = render_markdown(changes)
-    assert "## Newly stale figures" in text and "| now stale |" in text
+    assert "## Newly stale figures" in text and "| fresh again |" in text
     assert compare(later, release)["stale"]["fresh_again"][0]["endpoint"] == GROQ_LLAMA
 
 
@@ -201,7 +202,7 @@ def test_a_recaptured_snapshot_with_the_same_content_is_not_no_change(release, l
 def test_provenance_is_counted_beside_other_changes(release, later):
     figure = groq_llama(later)
     figure["observed_at"] = "2026-11-30T00:00:00Z"
-    recapture(later, figure["source"]["id"])
+    recapture(later, figure["source"])
     changes = compare(release, later)
     assert summary_line(changes) == (
         "no figure changed (1 figure re-observed); 1 cited snapshot changed"
@@ -335,9 +336,36 @@ def test_a_figure_s_variant_in_the_changelog_is_the_contract_s_json_of_it():
     """The changelog spells a variant out field by field (pydantic's dump per figure was a tenth
     of its time): a field added to the contract's Variant must appear here too."""
     full = Variant(
-        precision="fp8", service_tier="turbo", reasoning_effort="high", region="eu-west-1"
+        precision="fp8",
+        service_tier="turbo",
+        reasoning_effort="high",
+        region="eu-west-1",
+        key="fp8",
     )
-    bare = Variant(precision="unknown", service_tier="standard", reasoning_effort=None, region=None)
+    bare = Variant(
+        precision="unknown", service_tier="standard", reasoning_effort=None, region=None, key=None
+    )
     for variant in (full, bare):
         assert changelog._variant(variant) == variant.model_dump(mode="json")
     assert list(changelog._variant(full)) == list(Variant.model_fields)
+
+
+def test_a_figure_turning_suspect_is_a_change(release, later):
+    groq_llama(later)["suspect"] = True
+    groq_llama(later)["suspect_reason"] = "its own fields disagree"
+    changes = compare(release, later)
+    [changed] = changes["figures"]["changed"]
+    assert (changed["old"]["suspect"], changed["new"]["suspect"]) == (False, True)
+
+
+def test_a_hostile_or_malformed_release_is_named_not_compared(release):
+    broken = copy.deepcopy(release)
+    broken["inference.json"]["providers"][0]["figures"][0]["value"] = "fast"
+    with pytest.raises(changelog.UnreadableRelease, match=r"inference\.json at providers\.0"):
+        compare(release, broken)
+    broken = copy.deepcopy(release)
+    broken["inference.json"]["sources"] = "everything"
+    with pytest.raises(changelog.UnreadableRelease, match="sources"):
+        compare(broken, release)
+    with pytest.raises(changelog.UnreadableRelease, match="missing"):
+        compare({"inference.json": release["inference.json"]}, release)

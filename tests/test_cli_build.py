@@ -37,6 +37,23 @@ def test_a_bad_as_of_is_one_line(settings, cli, monkeypatch, as_of, message):
     assert len(result.err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("order", [("--as-of", "2026-06-30", "--live"), ("--live", "--as-of=x")])
+def test_as_of_with_live_is_refused_saying_why(settings, cli, monkeypatch, order):
+    """Both were accepted: the fetch ran, then the build left out all it fetched."""
+    _no_build(monkeypatch)
+    import pipeline.cli.fetch
+
+    def no_fetch(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a fetch started")
+
+    monkeypatch.setattr(pipeline.cli.fetch, "fetch_and_report", no_fetch)
+    result = cli("build", *order)
+    assert result.status == 2
+    assert result.err.startswith("speedbook build: error: --as-of and --live cannot go together")
+    assert "as it stood on DATE" in result.err and "fetches the sources now" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("wait", ["nan", "inf", "-inf", "-1", "soon"])
 def test_a_bad_wait_is_refused(settings, cli, monkeypatch, wait):
     _no_build(monkeypatch)

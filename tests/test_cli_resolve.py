@@ -12,6 +12,8 @@ KEYS = [
     "precision",
     "service_tier",
     "reasoning_effort",
+    "family",
+    "region",
     "rule",
     "suggestions",
 ]
@@ -35,6 +37,8 @@ def test_resolve_providers_prints_one_json_line_each(cli):
         "precision": "fp8",
         "service_tier": "turbo",
         "reasoning_effort": None,
+        "family": None,
+        "region": None,
         "rule": "alias 'DeepInfra'",
         "suggestions": [],
     }
@@ -69,6 +73,8 @@ def test_any_unresolved_name_exits_1_and_still_prints_every_line(cli):
         "precision": "unknown",
         "service_tier": "standard",
         "reasoning_effort": None,
+        "family": None,
+        "region": None,
         "rule": None,
         "suggestions": near["suggestions"],
     }
@@ -128,9 +134,9 @@ def test_metadata_option_points_at_a_reviewed_copy(cli, tmp_path):
     metadata = tmp_path / "metadata"
     shutil.copytree(BUNDLED_METADATA, metadata)
     with (metadata / "provider_aliases.csv").open("a", encoding="utf-8") as handle:
-        handle.write("Groq Inc,groq,trying out an alias\n")
-    assert cli("resolve", "provider", "Groq Inc").status == 1
-    result = cli("resolve", "provider", "Groq Inc", "--metadata", str(metadata))
+        handle.write("GroqCloud Platform,groq,trying out an alias\n")
+    assert cli("resolve", "provider", "GroqCloud Platform").status == 1
+    result = cli("resolve", "provider", "GroqCloud Platform", "--metadata", str(metadata))
     assert result.status == 0
     assert lines(result.out)[0]["provider_id"] == "groq"
 
@@ -147,7 +153,9 @@ def test_stable_ids_resolve_to_reviewed_entities_or_unreviewed_slugs(cli):
     reviewed, unreviewed, prose = lines(result.out)
     assert (reviewed["status"], reviewed["model_id"]) == ("resolved", "llama-3.3-70b-instruct")
     assert (unreviewed["status"], unreviewed["model_id"]) == ("unreviewed", "deepseek-v4-flash")
-    assert unreviewed["rule"] == "unreviewed: slug of 'deepseek/deepseek-v4-flash'"
+    assert unreviewed["rule"] == (
+        "unreviewed: identity spelling of 'deepseek/deepseek-v4-flash' (path 'deepseek/')"
+    )
     # as a stable id even a prose-looking name becomes an entity of its own, never a guess
     assert (prose["status"], prose["model_id"]) == ("unreviewed", "llama-3.2-70b")
     assert result.status == 1  # not every name resolved to a reviewed entity
@@ -168,3 +176,49 @@ def test_pending_lists_the_unreviewed_entities_of_the_last_build(built, cli, mon
     assert citations == sorted(citations, reverse=True)  # most cited first
     table = cli("resolve", "--pending", "--limit", "3")
     assert table.status == 0 and "3 unreviewed entities shown" in table.out
+
+
+def test_pending_groups_the_spellings_the_rules_put_together(built, cli, monkeypatch):
+    """Each entity with the spellings under it (and their sources) and its ranked candidates."""
+    monkeypatch.setenv("SPEEDBOOK_WAREHOUSE", str(built.warehouse))
+    result = cli("resolve", "--pending", "--limit", "100000", "--json")
+    rows = {(r["kind"], r["id"]): r for r in map(json.loads, result.out.splitlines())}
+    flash = rows[("model", "deepseek-v4-flash")]
+    spelt = {s["label"]: s["sources"] for s in flash["spellings"]}
+    assert spelt["deepseek/deepseek-v4-flash"] == "models-dev, openrouter, openrouter-endpoints"
+    assert "DeepSeek V4 Flash (Reasoning, Max Effort)" in spelt  # an effort, not a model
+    assert "accounts/fireworks/models/deepseek-v4-flash" in spelt
+    assert all(set(c) == {"id", "score", "reason"} for c in flash["candidates"])
+    assert flash["suggestions"] == [c["id"] for c in flash["candidates"]]
+    nov = rows[("model", "gpt-4o-2024-11")]
+    # its family first: the undated model and the snapshot of another day
+    assert {c["id"] for c in nov["candidates"][:2]} == {"gpt-4o", "gpt-4o-2024-11-20"}
+    text = cli("resolve", "--pending", "--limit", "2").out
+    blocks = text.split("\n")
+    assert blocks[1].startswith("  spelt:      ") and blocks[2].startswith("  candidates: ")
+    assert "2 unreviewed entities shown" in text
+
+
+def test_stable_ids_show_their_region_family_and_the_rules_that_read_them(cli):
+    result = cli(
+        "resolve",
+        "model",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "GPT-5 (minimal)",
+        "Llama 3.3 Instruct 70B",
+        "--stable",
+    )
+    bedrock, gpt, llama = lines(result.out)
+    assert (bedrock["model_id"], bedrock["region"], bedrock["family"]) == (
+        "claude-sonnet-4.5-2025-09-29",
+        "us",
+        "claude-sonnet-4.5",
+    )
+    assert "region profile 'us.'" in bedrock["rule"] and "version suffix '-v1:0'" in bedrock["rule"]
+    assert (gpt["model_id"], gpt["reasoning_effort"], gpt["status"]) == (
+        "gpt-5",
+        "minimal",
+        "unreviewed",
+    )
+    assert (llama["status"], llama["model_id"]) == ("resolved", "llama-3.3-70b-instruct")
+    assert llama["rule"] == "identity key of reviewed 'llama-3.3-70b-instruct'"

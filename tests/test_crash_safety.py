@@ -161,7 +161,7 @@ def test_publish_killed_at_each_point_leaves_releases_complete(june_build, tmp_p
     assert_consistent(exports, june)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.timeout(900)
 def test_a_killed_build_never_damages_the_last_release(june_build, tmp_path):
     """`speedbook build` killed a few seconds in, then again just before the release folder is

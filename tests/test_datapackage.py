@@ -62,3 +62,39 @@ def test_the_descriptor_of_the_old_shape_was_not_a_valid_data_package(release, t
         resource["schema"] = resource.pop("jsonSchema")
     (copy / "datapackage.json").write_text(json.dumps(package), encoding="utf-8")
     assert not validate(copy / "datapackage.json").valid
+
+
+def test_licences_say_who_licenses_what(release):
+    """Speedbook licenses its compilation; each source's terms travel with its data: every
+    source the exports cite is in the package's sources with its terms, and each resource lists
+    the licences and terms of the sources it holds. Nothing stamps CC-BY-4.0 on their data."""
+    package = json.loads((release / "datapackage.json").read_text(encoding="utf-8"))
+    [own] = package["licenses"]
+    assert own["name"] == "CC-BY-4.0" and "compilation" in own["title"]
+    assert "Not the publishers' data" in own["title"]
+    cited = set()
+    for name in EXPORT_FILES:
+        document = json.loads((release / name).read_text(encoding="utf-8"))
+        assert document["license"]["id"] == "CC-BY-4.0"
+        cited |= {s["id"] for s in document["sources"]}
+    sources = {s["id"]: s for s in package["sources"]}
+    assert set(sources) == cited
+    for source in sources.values():
+        assert {"license", "terms_url", "attribution_required", "attribution", "title"} <= set(
+            source
+        )
+    aa = sources["artificial-analysis-api"]
+    assert (aa["license"], aa["attribution_required"]) == ("publisher-terms", True)
+    assert aa["attribution"] == {
+        "publisher": "Artificial Analysis",
+        "url": "https://artificialanalysis.ai/",
+    }
+    assert sources["models-dev"]["license"] == "MIT"
+    assert sources["openrouter-endpoints"]["terms_url"] == "https://openrouter.ai/terms"
+    assert sources["cerebras-llama-4-maverick-record"]["license"] == "unknown"
+    inference = next(r for r in package["resources"] if r["path"] == "inference.json")
+    licences = {(entry.get("name"), entry.get("path")) for entry in inference["licenses"]}
+    assert ("Apache-2.0", "https://spdx.org/licenses/Apache-2.0.html") in licences
+    assert (None, "https://artificialanalysis.ai/documentation") in licences
+    assert ("CC-BY-4.0", "https://creativecommons.org/licenses/by/4.0/") not in licences
+    assert len(inference["licenses"]) == len({json.dumps(e) for e in inference["licenses"]})

@@ -63,6 +63,7 @@ def test_descriptions_keep_their_placeholders_when_dagster_renders_them(settings
         in _rendered(descriptions["out_release"])[0]
     )
     assert (
-        "(<raw>/<source_id>/_outcomes.jsonl)" in _rendered(descriptions["core_fetch_outcomes"])[0]
+        "(<warehouse>/state/fetch/<source_id>.jsonl)"
+        in _rendered(descriptions["core_fetch_outcomes"])[0]
     )
     assert "/models/<slug>/providers" in _rendered(descriptions["staging_aa_provider_page"])[0]

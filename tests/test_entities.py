@@ -280,7 +280,7 @@ def test_bundled_aliases_are_reachable(resolver):
         ("model_aliases.csv", "Llama 3.3 70B,llama-3.1-70b-instruct,", "already maps"),
         ("provider_aliases.csv", "Groq Two,Groq,", "'Groq' is not a slug"),
         ("providers.csv", "Big Cloud,Big Cloud,US,cloud,,", "'Big Cloud' is not a slug"),
-        ("models.csv", "llama_5,Llama 5,Meta,", "'llama_5' is not a slug"),
+        ("models.csv", "llama_5,Llama 5,Meta,,", "'llama_5' is not a slug"),
         ("providers.csv", "groq,Groq again,US,cloud,,", "duplicate provider_id 'groq'"),
         ("providers.csv", "x-cloud,X,US,cloud,javascript:alert(1),", "not an http(s) URL"),
         ("providers.csv", "x-cloud,,US,cloud,,", "name is empty"),
@@ -304,7 +304,7 @@ def test_broken_tables_fail_loudly_naming_file_and_row(metadata, name, row, mess
 def test_bad_header_and_missing_file(metadata):
     (metadata / "models.csv").write_text("id,name\nx,X\n", encoding="utf-8")
     with pytest.raises(
-        AliasError, match=r"models\.csv: header must be model_id,name,creator,notes"
+        AliasError, match=r"models\.csv: header must be model_id,name,creator,family,notes"
     ):
         Resolver.load(metadata)
     (metadata / "models.csv").unlink()
@@ -357,3 +357,106 @@ def test_a_labels_display_name_is_its_most_used_with_ties_broken_by_text():
         assert table.loc["m-2", "name"] == "Able"  # a tie: the first by text
         assert pd.isna(table.loc["m-3", "name"])  # no name given: none made up
         assert table.loc["m-1", "uses"] == 3 and "m-9" not in table.index
+
+
+# The identity rules after the aliases (pipeline/normalise/identity.py).
+
+
+@pytest.mark.parametrize(
+    ("label", "model_id", "rule"),
+    [
+        # the key of a reviewed id: token order, glue, vendor and Bedrock prefixes
+        ("Llama 3.3 Instruct 70B", "llama-3.3-70b-instruct", "identity key of reviewed"),
+        ("us.meta.llama3-3-70b-instruct-v1:0", "llama-3.3-70b-instruct", "identity key"),
+        ("Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", "on the identity spelling"),
+        ("deepseek.r1-v1:0", "deepseek-r1", "on the identity spelling"),
+        ("Kimi-K2.6", "kimi-k2.6", "alias"),
+        ("accounts/fireworks/models/kimi-k2p6", "kimi-k2.6", "on the identity spelling"),
+        ("OpenAI GPT OSS 120B", "gpt-oss-120b", "on the identity spelling"),
+        ("Kimi K2p6 (Moonshot)", None, None),
+    ],
+)
+def test_identity_rules_reach_reviewed_entities(resolver, label, model_id, rule):
+    resolution = resolver.model(label)
+    if model_id is None:  # an unknown word is no part of the reviewed model
+        assert resolution.status == "unresolved"
+        return
+    assert (resolution.status, resolution.entity_id) == ("resolved", model_id), resolution
+    assert rule in (resolution.rule or "")
+
+
+def test_a_reviewed_display_name_never_reaches_another_spelling_by_its_key(resolver):
+    """A reviewed alias is matched as written ("Llama 3.1 70B" is the instruct model, as
+    Artificial Analysis writes it); its words in another order are not the alias, and keys are
+    taken from reviewed ids only (a base model's id has the alias's words too)."""
+    assert resolver.model("Llama 3.1 70B").entity_id == "llama-3.1-70b-instruct"
+    assert resolver.model("70B Llama 3.1").status == "unresolved"
+    assert resolver.model("Llama 3.1 Instruct 70B").entity_id == "llama-3.1-70b-instruct"
+
+
+def test_the_region_of_an_id_is_kept_wherever_its_model_is_found(resolver):
+    found = resolver.resolve_stable(
+        "model", "Llama 3.3 70B Instruct (US)", "us.meta.llama3-3-70b-instruct-v1:0"
+    )
+    assert (found.entity_id, found.region) == ("llama-3.3-70b-instruct", "us")
+    unreviewed = resolver.resolve_stable("model", "eu.anthropic.claude-opus-4-6-v1")
+    assert (unreviewed.status, unreviewed.entity_id) == ("unreviewed", "claude-opus-4.6")
+    assert (unreviewed.region, unreviewed.family) == ("eu", "claude-opus-4.6")
+
+
+def test_a_family_comes_from_models_csv_else_from_the_id(resolver, metadata):
+    assert resolver.model("DeepSeek R1 (0528)").family == "deepseek-r1"  # the id's, undated
+    assert resolver.model("Kimi K2.6").family == "kimi-k2.6"
+    rows = (metadata / "models.csv").read_text(encoding="utf-8")
+    rows = rows.replace(
+        "kimi-k2.6,Kimi K2.6,Moonshot AI,,", "kimi-k2.6,Kimi K2.6,Moonshot AI,kimi-k2,"
+    )
+    (metadata / "models.csv").write_text(rows, encoding="utf-8")
+    assert Resolver.load(metadata).model("Kimi K2.6").family == "kimi-k2"
+
+
+def test_hints_decide_what_the_id_alone_cannot(resolver):
+    from pipeline.normalise.identity import Hints
+
+    served = resolver.resolve_stable(
+        "model",
+        "qwen/qwen3-coder",
+        "qwen/qwen3-coder",
+        Hints(hugging_face_id="Qwen/Qwen3-Coder-480B-A35B-Instruct"),
+    )
+    assert served.entity_id == "qwen3-coder-480b-a35b-instruct"
+    assert "hugging_face_id" in (served.rule or "")
+    assert resolver.resolve_stable("model", "qwen/qwen3-coder").entity_id == "qwen3-coder"
+
+
+@pytest.mark.parametrize(
+    ("label", "provider_id"),
+    [("togetherai", "together-ai"), ("novita-ai", "novita-ai"), ("GroqCloud Inc", "groq")],
+)
+def test_provider_keys_reach_reviewed_providers(resolver, label, provider_id):
+    resolution = resolver.provider(label)
+    assert (resolution.status, resolution.entity_id) == ("resolved", provider_id)
+
+
+def test_a_provider_key_two_reviewed_providers_share_decides_nothing(metadata):
+    append(metadata / "providers.csv", "groq-labs,Groq Labs,US,inference_api,,a second Groq")
+    resolver = Resolver.load(metadata)
+    assert resolver.provider("groq inc").status == "unresolved"  # key 'groq' is both
+    assert resolver.provider("Groq").entity_id == "groq"  # the alias still decides
+
+
+def test_a_models_csv_without_a_family_column_still_loads(metadata):
+    """A copy of the reviewed tables made before families were stated reads as no family."""
+    path = metadata / "models.csv"
+    rows = list(csv.DictReader(path.open(encoding="utf-8", newline="")))
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, ["model_id", "name", "creator", "notes"])
+        writer.writeheader()
+        writer.writerows({k: v for k, v in row.items() if k != "family"} for row in rows)
+    resolver = Resolver.load(metadata)
+    assert resolver.models["kimi-k2.6"].family is None
+    assert resolver.model("DeepSeek R1 (0528)").family == "deepseek-r1"
+    # a row still needs every column its header names
+    append(path, "kimi-k3,Kimi K3,Moonshot AI,,")
+    with pytest.raises(AliasError, match=r"expected 4 fields \(model_id,name,creator,notes\)"):
+        Resolver.load(metadata)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import duckdb
 import pytest
+
+from pipeline.warehouse.connection import connect
 
 DEEPSEEK = "deepseek-v4-flash"
 # provider -> precision, as OpenRouter's quantization field gives it in the captured response
@@ -39,8 +40,8 @@ def test_openrouter_statistics_of_the_six_deepseek_endpoints_with_their_precisio
     for provider_id, precision in DEEPSEEK_ENDPOINTS.items():
         figures = [
             f
-            for f in providers[provider_id]["live_figures"]
-            if f["model"]["id"] == DEEPSEEK and f["source"]["id"] == "openrouter-endpoints"
+            for f in providers[provider_id]["figures"]
+            if f["model"]["id"] == DEEPSEEK and f["source"] == "openrouter-endpoints"
         ]
         found = {(f["metric"], f["statistic"]) for f in figures}
         for metric in ("output_tokens_per_s", "ttft_s"):
@@ -50,11 +51,11 @@ def test_openrouter_statistics_of_the_six_deepseek_endpoints_with_their_precisio
             assert figure["method"] == "percentiles of live routed traffic"
             assert figure["window_minutes"] == 30
             # traceable: the snapshot and the member's request URL
-            assert figure["source"]["url"] == MEMBER_URL
-            assert figure["source"]["snapshot"] in snapshots
+            assert snapshots[figure["snapshot"]]["url"] == MEMBER_URL
+            assert figure["scope"] == "live" and figure["qualifier"] is None
     deepinfra = {
         (f["metric"], f["statistic"]): f["value"]
-        for f in providers["deepinfra"]["live_figures"]
+        for f in providers["deepinfra"]["figures"]
         if f["model"]["id"] == DEEPSEEK
     }
     # the capture: throughput p50 26, p90 34 tokens/s; latency p50 798 ms, p90 1289 ms
@@ -64,7 +65,7 @@ def test_openrouter_statistics_of_the_six_deepseek_endpoints_with_their_precisio
 
 
 def test_openrouter_prices_are_per_million_tokens_net_of_the_discount(inference):
-    (baidu,) = _providers(inference)["baidu"]["prices"]
+    (baidu,) = _providers(inference)["baidu"]["offers"]
     # the capture lists 0.00000007 and 0.00000014 USD per token, discount 0.5, already applied
     assert (baidu["price_input_usd_per_mtok"], baidu["price_output_usd_per_mtok"]) == (0.07, 0.14)
     assert baidu["discount"] == 0.5 and baidu["listed_as"] == "baidu/fp8"
@@ -76,9 +77,7 @@ def test_unreviewed_providers_and_models_are_marked(inference):
     assert providers["sail-research"]["reviewed"] is False
     assert providers["sail-research"]["type"] is None
     assert providers["deepinfra"]["reviewed"] is True
-    models = {
-        f["model"]["id"]: f["model"]["reviewed"] for f in providers["deepinfra"]["live_figures"]
-    }
+    models = {f["model"]["id"]: f["model"]["reviewed"] for f in providers["deepinfra"]["figures"]}
     assert models[DEEPSEEK] is False and models["gpt-oss-120b"] is True
 
 
@@ -99,7 +98,7 @@ def test_artificial_analysis_medians_are_model_level_with_attribution(inference)
     }
     # never a provider's figure
     for provider in inference["providers"]:
-        assert all(f["source"]["id"] != "artificial-analysis-api" for f in provider["live_figures"])
+        assert all(f["source"] != "artificial-analysis-api" for f in provider["figures"])
 
 
 def test_models_dev_lists_the_platforms_no_own_catalogue_is_read_for(built):
@@ -109,14 +108,14 @@ def test_models_dev_lists_the_platforms_no_own_catalogue_is_read_for(built):
     platforms = {p["id"]: p for p in document["platforms"]}
     bedrock = platforms["amazon-bedrock"]["listed_models"]
     assert bedrock["catalogue"] == "models_dev" and bedrock["count"] == 98  # 2026-06-13 capture
-    assert [s["id"] for s in bedrock["sources"]] == ["models-dev"]
+    assert [s["source"] for s in bedrock["sources"]] == ["models-dev"]
     assert platforms["amazon-bedrock"]["stated_count"]["text"] == "100+ models"
     cloudflare = platforms["cloudflare-workers-ai"]["listed_models"]
     assert (cloudflare["catalogue"], cloudflare["count"]) == ("own", 75)
 
 
 def test_model_offers_and_endpoint_stats_answer_the_readme_queries(built):
-    with duckdb.connect(str(built.database), read_only=True) as con:
+    with connect(built, read_only=True) as con:
         p90 = con.execute(
             "SELECT provider_id, value FROM mart.endpoint_stats "
             "WHERE model_id = ? AND precision = 'fp8' AND metric = 'ttft_s' "
@@ -134,25 +133,24 @@ def test_model_offers_and_endpoint_stats_answer_the_readme_queries(built):
 
 def test_no_circular_corroboration_in_the_bundled_release(inference):
     for provider in inference["providers"]:
-        for figure in provider["live_figures"]:
+        for figure in provider["figures"]:
             assert figure["corroborated_by"] == [], (provider["id"], figure["endpoint"])
-            assert figure["corroborating_sources"] == 0
 
 
 def test_one_endpoint_per_measurement(inference, built):
     """The June article's gpt-oss-120b (no effort written) joins the (high) page it cites:
     Groq's 477.6 appears once, and the leaderboard has one winner."""
-    text = json.dumps(inference)
+    text = json.dumps(inference["providers"])
     groq = [
         f
-        for f in _providers(inference)["groq"]["live_figures"]
+        for f in _providers(inference)["groq"]["figures"]
         if f["model"]["id"] == "gpt-oss-120b" and f["metric"] == "output_tokens_per_s"
     ]
     assert [(f["endpoint"], f["value"]) for f in groq] == [
         ("groq/gpt-oss-120b/unknown/standard/high", 477.6)
     ]
     assert text.count('"value": 477.6') == 1
-    with duckdb.connect(str(built.database), read_only=True) as con:
+    with connect(built, read_only=True) as con:
         winners = con.execute(
             "SELECT count(*) FROM mart.leaderboard WHERE model_id = 'gpt-oss-120b' AND rank = 1 "
             "AND method = 'fixed-workload probe' AND reasoning_effort = 'high' "
@@ -163,8 +161,71 @@ def test_one_endpoint_per_measurement(inference, built):
 
 def test_reconstructed_snapshots_say_so_where_they_are_cited(inference):
     snapshots = {s["id"]: s for s in inference["snapshots"]}
-    groq = _providers(inference)["groq"]["headline"]
-    snapshot = snapshots[groq["source"]["snapshot"]]
+    [groq] = [
+        f
+        for f in _providers(inference)["groq"]["figures"]
+        if f["source"] == "aa-llama-3-3-instruct-70b" and f["metric"] == "output_tokens_per_s"
+    ]
+    snapshot = snapshots[groq["snapshot"]]
     assert snapshot["obtained_by"] == "reconstructed"
     assert snapshot["reconstructed_from"]["title"]
-    assert groq["source"]["obtained_by"] == "reconstructed"
+    # graded: its source is T1, the document it was rebuilt from T2
+    sources = {s["id"]: s for s in inference["sources"]}
+    assert (sources[groq["source"]]["tier"], groq["tier"]) == ("T1", "T2")
+
+
+def test_every_endpoint_offer_with_its_uptime_and_prices_from_its_own_newest_poll(built, inference):
+    """Each endpoint's own newest listing (mart.endpoint_offers), with uptime over 5 minutes, 30
+    minutes and a day: gpt-4o's endpoints were polled before deepseek's and keep their prices."""
+    with connect(built, read_only=True) as con:
+        rows = con.execute(
+            "SELECT endpoint_id, snapshot_id, price_input_usd_per_mtok, uptime_last_5m, "
+            "uptime_last_30m, uptime_last_1d FROM mart.endpoint_offers ORDER BY ALL"
+        ).fetchall()
+    offers = sorted(
+        (
+            o["endpoint"],
+            o["snapshot"],
+            o["price_input_usd_per_mtok"],
+            o["uptime_last_5m"],
+            o["uptime_last_30m"],
+            o["uptime_last_1d"],
+        )
+        for p in inference["providers"]
+        for o in p["offers"]
+    )
+    assert len(offers) == len(rows) == 8 and len({o[1] for o in offers}) == 2
+    for exported, row in zip(offers, rows, strict=True):
+        assert exported[:2] == row[:2]
+        assert exported[2:] == pytest.approx(row[2:], abs=1e-3)
+    gpt4o = [o for o in offers if "/gpt-4o/" in o[0]]
+    assert gpt4o and all(o[2] is not None and o[3] is not None for o in gpt4o)
+    # the per-model view shows the same listing on the endpoint
+    models = {m["id"]: m for m in inference["models"]}
+    endpoints = {e["id"]: e for e in models["gpt-4o"]["endpoints"]}
+    for endpoint, snapshot, *_ in gpt4o:
+        assert endpoints[endpoint]["offer"]["snapshot"] == snapshot
+
+
+def test_artificial_analysis_listed_prices_reach_the_model_view(built, inference):
+    with connect(built, read_only=True) as con:
+        listed = con.execute(
+            "SELECT count(*) FROM mart.model_figures WHERE scope = 'list_price'"
+        ).fetchone()[0]
+    prices = [
+        (m["id"], f)
+        for m in inference["models"]
+        for f in m["figures"]
+        if f["scope"] == "list_price"
+    ]
+    assert len(prices) == listed == 1041
+    metrics = {f["metric"] for _, f in prices}
+    assert metrics == {
+        "price_input_usd_per_mtok",
+        "price_output_usd_per_mtok",
+        "price_blended_usd_per_mtok",
+    }
+    for _, figure in prices:
+        assert figure["method"] == "listed price" and figure["statistic"] is None
+        assert figure["attribution"]["publisher"] == "Artificial Analysis"
+        assert figure["display"].startswith("$") and "list price" in figure["display"]

@@ -4,9 +4,13 @@
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from conftest import lake_at
 
 from pipeline.extract.base import passes_in_sql, staged_table
-from pipeline.extract.staging import (
+from pipeline.raw.snapshots import SnapshotMeta
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import BUNDLED_METADATA
+from pipeline.warehouse.staging import (
     CHUNK_BYTES,
     PARALLEL_BYTES,
     PARALLEL_THRESHOLD,
@@ -15,9 +19,6 @@ from pipeline.extract.staging import (
     _Job,
     _worth_workers,
 )
-from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.sources.registry import load_registry
-from pipeline.support.settings import BUNDLED_METADATA
 
 SOURCE = load_registry(BUNDLED_METADATA / "sources.toml")["openrouter-endpoints"]
 
@@ -76,10 +77,9 @@ def test_workers_stage_what_one_process_stages_and_the_writer_gets_its_memory_ba
     import duckdb
     from conftest import BUNDLED_RAW
 
-    import pipeline.extract.staging as staging
-    from pipeline.normalise.reviewed import ReviewedFiles
+    import pipeline.warehouse.staging as staging
     from pipeline.raw.snapshots import SnapshotStore
-    from pipeline.warehouse.connection import connect
+    from pipeline.sources.reviewed import ReviewedFiles
 
     store = SnapshotStore(BUNDLED_RAW)
     sources = load_registry(BUNDLED_METADATA / "sources.toml")
@@ -88,7 +88,7 @@ def test_workers_stage_what_one_process_stages_and_the_writer_gets_its_memory_ba
     monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
     tables = {}
     for workers in (1, 2):
-        with connect(tmp_path / f"{workers}.duckdb") as con:
+        with lake_at(tmp_path / f"{workers}") as con:
             limit = con.execute("SELECT current_setting('memory_limit')").fetchone()
             report = staging.extract(
                 con, store, pairs, reviewed=reviewed, workers=workers, chunk_size=7
@@ -123,10 +123,9 @@ def test_workers_start_before_the_plan_only_where_it_will_surely_use_them(tmp_pa
     every file; one whose snapshots are all recorded starts none."""
     from conftest import BUNDLED_RAW
 
-    import pipeline.extract.staging as staging
-    from pipeline.normalise.reviewed import ReviewedFiles
+    import pipeline.warehouse.staging as staging
     from pipeline.raw.snapshots import SnapshotStore
-    from pipeline.warehouse.connection import connect
+    from pipeline.sources.reviewed import ReviewedFiles
 
     store = SnapshotStore(BUNDLED_RAW)
     sources = load_registry(BUNDLED_METADATA / "sources.toml")
@@ -141,7 +140,7 @@ def test_workers_start_before_the_plan_only_where_it_will_surely_use_them(tmp_pa
     monkeypatch.setattr(
         staging, "_plan", lambda *args: planned_after.append(list(started)) or plan(*args)
     )
-    with connect(tmp_path / "w.duckdb") as con:
+    with lake_at(tmp_path / "w") as con:
         staging.ensure_staging(con)
         assert staging._surely_parallel(con, len(pairs), 2)
         assert not staging._surely_parallel(con, len(pairs), 1)  # one process: no workers
@@ -167,9 +166,8 @@ def _bundled_pairs():
 def test_workers_started_for_a_plan_that_finds_too_little_are_stopped(tmp_path, monkeypatch):
     """Where the guess started workers and the plan then finds too little for them (files gone
     missing), the snapshots are parsed in this process and the workers stopped."""
-    import pipeline.extract.staging as staging
-    from pipeline.normalise.reviewed import ReviewedFiles
-    from pipeline.warehouse.connection import connect
+    import pipeline.warehouse.staging as staging
+    from pipeline.sources.reviewed import ReviewedFiles
 
     store, pairs = _bundled_pairs()
     monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
@@ -177,7 +175,7 @@ def test_workers_started_for_a_plan_that_finds_too_little_are_stopped(tmp_path, 
     pools = []
     pool = staging._worker_pool
     monkeypatch.setattr(staging, "_worker_pool", lambda n: pools.append(pool(n)) or pools[-1])
-    with connect(tmp_path / "w.duckdb") as con:
+    with lake_at(tmp_path / "w") as con:
         report = staging.extract(
             con, store, pairs, reviewed=ReviewedFiles.load(BUNDLED_METADATA), workers=2
         )
@@ -187,9 +185,8 @@ def test_workers_started_for_a_plan_that_finds_too_little_are_stopped(tmp_path, 
 
 
 def test_a_failed_write_stops_the_workers_and_keeps_the_chunks_written(tmp_path, monkeypatch):
-    import pipeline.extract.staging as staging
-    from pipeline.normalise.reviewed import ReviewedFiles
-    from pipeline.warehouse.connection import connect
+    import pipeline.warehouse.staging as staging
+    from pipeline.sources.reviewed import ReviewedFiles
 
     store, pairs = _bundled_pairs()
     monkeypatch.setattr(staging, "PARALLEL_THRESHOLD", 2)
@@ -205,7 +202,7 @@ def test_a_failed_write_stops_the_workers_and_keeps_the_chunks_written(tmp_path,
         writes.append(write(*args))
 
     monkeypatch.setattr(staging, "_write", failing)
-    with connect(tmp_path / "w.duckdb") as con:
+    with lake_at(tmp_path / "w") as con:
         with pytest.raises(OSError, match="disk full"):
             staging.extract(
                 con,
@@ -224,7 +221,7 @@ def test_a_failed_write_stops_the_workers_and_keeps_the_chunks_written(tmp_path,
 def test_a_checker_an_error_may_have_left_unusable_is_not_kept(monkeypatch):
     import duckdb
 
-    import pipeline.extract.staging as staging
+    import pipeline.warehouse.staging as staging
     from pipeline.extract import PARSERS
 
     store, pairs = _bundled_pairs()

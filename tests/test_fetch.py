@@ -34,16 +34,23 @@ from http_fixtures import (
     unsized,
 )
 
-from pipeline.raw import snapshots
-from pipeline.raw.fetch import USER_AGENT, FetchError, FetchOptions, FetchReport, fetch_sources
-from pipeline.raw.fetch.policy import (
+from pipeline.fetch import USER_AGENT, FetchError, FetchOptions, FetchReport, fetch_sources
+from pipeline.fetch.policy import (
     backoff_delay,
     media_type,
     parse_retry_after,
     redirect_refusal,
     shown,
 )
-from pipeline.raw.outcomes import LOG_NAME, latest_outcomes, read_outcomes, record_outcome
+from pipeline.raw import outcomes, snapshots
+from pipeline.raw.outcomes import (
+    OLD_LOG_NAME,
+    latest_outcomes,
+    log_path,
+    old_log_path,
+    read_outcomes,
+    record_outcome,
+)
 from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
 from pipeline.support.settings import Settings
 from pipeline.support.sizes import format_size
@@ -112,12 +119,13 @@ class World:
         return fetch_sources(self.settings, source_ids or None, strict=strict, options=options)
 
     def files(self) -> dict[str, bytes]:
-        """Every stored file except the outcome logs, which only ever grow."""
+        """Every file of the snapshot store but its listing cache (the outcome logs are kept
+        beside the store, so a fetch that stores nothing leaves these as they were)."""
         raw = self.tmp / "warehouse" / "raw"
         return {
             str(p.relative_to(raw)): p.read_bytes()
             for p in sorted(raw.rglob("*"))
-            if p.is_file() and p.name not in (LOG_NAME, ".snapshot-index.json")
+            if p.is_file() and p.name != ".snapshot-index.json"
         }
 
 
@@ -475,7 +483,7 @@ def test_cli_fetch_strict_and_bad_arguments(world, cli):
     unknown = cli("fetch", "nope")
     assert unknown.status == 2
     assert unknown.err.strip() == (
-        "speedbook fetch: error: unknown source id(s): nope (see `speedbook sources`)"
+        "speedbook fetch: error: unknown source id 'nope'; see `speedbook sources`"
     )
     assert not world.server.requests("/broken")
 
@@ -505,38 +513,118 @@ def test_sources_shows_the_last_fetch_outcome(world, cli):
 
 
 def test_outcome_log_is_append_only_and_tolerates_a_torn_line(tmp_path):
-    record_outcome(tmp_path, "alpha", "new", "stored a.json", snapshot="a.json", size=3)
-    second = record_outcome(tmp_path, "alpha", "failed", "timeout", attempts=4)
-    log = tmp_path / "alpha" / LOG_NAME
+    raw = tmp_path / "raw"
+    record_outcome(raw, "alpha", "new", "stored a.json", snapshot="a.json", size=3)
+    second = record_outcome(raw, "alpha", "failed", "timeout", attempts=4)
+    log = log_path(raw, "alpha")
+    assert log == tmp_path / "state" / "fetch" / "alpha.jsonl"  # beside the store, not in it
+    assert not raw.exists()
     assert len(log.read_text().splitlines()) == 2
     with log.open("ab") as handle:  # a writer killed mid-line
         handle.write(b'{"source_id": "alpha", "outcome": "ne')
-    assert latest_outcomes(tmp_path) == {"alpha": second}
-    third = record_outcome(tmp_path, "alpha", "unchanged", "same bytes as a.json")
-    assert [r.outcome for r in read_outcomes(tmp_path, "alpha")] == ["new", "failed", "unchanged"]
-    assert latest_outcomes(tmp_path)["alpha"] == third
+    assert latest_outcomes(raw) == {"alpha": second}
+    third = record_outcome(raw, "alpha", "unchanged", "same bytes as a.json")
+    assert [r.outcome for r in read_outcomes(raw, "alpha")] == ["new", "failed", "unchanged"]
+    assert latest_outcomes(raw)["alpha"] == third
     assert third.label == "unchanged" and second.label == "failed: timeout"
     assert json.loads(log.read_text().splitlines()[-1])["source_id"] == "alpha"
 
 
 @pytest.mark.parametrize("at", ["0001-01-01T00:00:00+05:00", 20261129, None, "yesterday"], ids=repr)
 def test_a_hand_edited_outcome_line_is_skipped_not_fatal(tmp_path, at):
-    first = record_outcome(tmp_path, "alpha", "new", "stored a.json", snapshot="a.json")
+    raw = tmp_path / "raw"
+    first = record_outcome(raw, "alpha", "new", "stored a.json", snapshot="a.json")
     bad = {"source_id": "alpha", "outcome": "failed", "detail": "x", "at": at}
-    with (tmp_path / "alpha" / LOG_NAME).open("a") as handle:
+    with log_path(raw, "alpha").open("a") as handle:
         handle.write(json.dumps(bad) + "\n")
-    assert read_outcomes(tmp_path, "alpha") == [first]
-    assert latest_outcomes(tmp_path) == {"alpha": first}
+    assert read_outcomes(raw, "alpha") == [first]
+    assert latest_outcomes(raw) == {"alpha": first}
 
 
 def test_record_outcome_refuses_bad_input(tmp_path):
+    raw = tmp_path / "raw"
     with pytest.raises(ValueError, match="outcome must be one of"):
-        record_outcome(tmp_path, "alpha", "maybe")
+        record_outcome(raw, "alpha", "maybe")
     with pytest.raises(ValueError, match="not a source id"):
-        record_outcome(tmp_path, "../escape", "new")
+        record_outcome(raw, "../escape", "new")
     with pytest.raises(ValueError, match="not a source id"):
-        record_outcome(tmp_path, "alpha\n", "new")  # `$` in re.match allowed a final newline
+        record_outcome(raw, "alpha\n", "new")  # `$` in re.match allowed a final newline
     assert not any(tmp_path.iterdir())
+
+
+def _old_log(raw: Path, source_id: str, *details: str) -> list[str]:
+    """A log where an older version kept it, in the store's source folder; its lines."""
+    lines = [
+        json.dumps(
+            {
+                "source_id": source_id,
+                "outcome": "failed",
+                "detail": d,
+                "at": f"2026-0{n}-01T00:00:00Z",
+            }
+        )
+        for n, d in enumerate(details, start=1)
+    ]
+    path = old_log_path(raw, source_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines))
+    return lines
+
+
+def test_a_log_left_in_the_store_is_adopted_once_and_nothing_is_lost(tmp_path):
+    """Logs were kept in the store (raw/<source>/_outcomes.jsonl): the first read or write of a
+    source's log moves its lines into state/fetch, oldest first, none twice, and removes it."""
+    raw = tmp_path / "raw"
+    old = _old_log(raw, "alpha", "HTTP 500", "timeout")
+    assert [r.detail for r in read_outcomes(raw, "alpha")] == ["HTTP 500", "timeout"]
+    assert not old_log_path(raw, "alpha").exists()
+    assert log_path(raw, "alpha").read_text().splitlines() == old
+    record_outcome(raw, "alpha", "new", "stored a.json")
+    assert [r.detail for r in read_outcomes(raw, "alpha")] == [
+        "HTTP 500",
+        "timeout",
+        "stored a.json",
+    ]
+
+    # an adoption cut short after the rename (the old file still there) runs again: no line twice
+    _old_log(raw, "beta", "HTTP 500", "timeout")
+    outcomes.adopt_old_log(raw, "beta")
+    _old_log(raw, "beta", "HTTP 500", "timeout")
+    record_outcome(raw, "beta", "unchanged", "same bytes")  # a write adopts too
+    assert [r.detail for r in read_outcomes(raw, "beta")] == ["HTTP 500", "timeout", "same bytes"]
+    assert not old_log_path(raw, "beta").exists()
+
+    # a source whose only log is still at the old place is listed
+    _old_log(raw, "gamma", "HTTP 404")
+    assert latest_outcomes(raw)["gamma"].detail == "HTTP 404"
+    assert sorted(latest_outcomes(raw)) == ["alpha", "beta", "gamma"]
+
+
+def test_a_log_left_in_a_store_that_cannot_be_written_is_still_read(tmp_path, monkeypatch):
+    raw = tmp_path / "raw"
+    record_outcome(raw, "alpha", "new", "stored a.json")
+    _old_log(raw, "alpha", "HTTP 500")
+
+    def cannot(*args: object) -> bool:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(outcomes, "adopt_old_log", cannot)
+    assert [r.detail for r in read_outcomes(raw, "alpha")] == ["HTTP 500", "stored a.json"]
+    assert old_log_path(raw, "alpha").exists()
+
+
+def test_a_fetch_leaves_nothing_in_the_store_but_snapshots(world):
+    """Every fetch left an untracked _outcomes.jsonl in the committed corpus."""
+    world.source("catalogue", ok(CATALOGUE))
+    settings = world.settings
+    old = _old_log(settings.raw_dir, "catalogue", "HTTP 503")
+    report = world.fetch()
+    assert report.get("catalogue").outcome == "new"
+    raw = settings.raw_dir
+    assert not [p for p in raw.rglob("*") if p.name == OLD_LOG_NAME]
+    assert all(p.name.endswith((".meta.json", ".json")) for p in raw.rglob("*") if p.is_file())
+    log = settings.warehouse / "state" / "fetch" / "catalogue.jsonl"
+    assert log.read_text().splitlines()[:1] == old and len(log.read_text().splitlines()) == 2
 
 
 def test_the_client_lists_stored_snapshots_off_the_event_loop(world, monkeypatch):
@@ -561,7 +649,7 @@ def test_the_client_lists_stored_snapshots_off_the_event_loop(world, monkeypatch
 
 def test_the_client_writes_its_outcomes_through_record_outcome(world, monkeypatch):
     """One writer of outcome lines: the client's records are record_outcome's."""
-    from pipeline.raw.fetch import client
+    from pipeline.fetch import client
 
     written = []
     original = client.record_outcome
@@ -585,7 +673,7 @@ def test_an_outcome_that_cannot_be_logged_is_still_reported(world):
     world.source("catalogue", ok(CATALOGUE))
     world.source("healthy", ok(CATALOGUE))
     world.settings  # noqa: B018 - writes the registry
-    (world.tmp / "warehouse" / "raw" / "catalogue" / LOG_NAME).mkdir(parents=True)
+    log_path(world.settings.raw_dir, "catalogue").mkdir(parents=True)
     report = world.fetch()
     record = report.get("catalogue")
     assert record.outcome == "new"
@@ -596,7 +684,7 @@ def test_an_outcome_that_cannot_be_logged_is_still_reported(world):
 
 
 def test_outcome_log_does_not_disturb_the_snapshot_store(tmp_path):
-    store = SnapshotStore(tmp_path)
+    store = SnapshotStore(tmp_path / "raw")
     store.add(
         "alpha",
         b"x",
@@ -606,7 +694,7 @@ def test_outcome_log_does_not_disturb_the_snapshot_store(tmp_path):
         obtained_by="manual",
         extension="txt",
     )
-    record_outcome(tmp_path, "alpha", "failed", "HTTP 500")
+    record_outcome(tmp_path / "raw", "alpha", "failed", "HTTP 500")
     assert len(store.list("alpha")) == 1 and len(store.list()) == 1
 
 
@@ -641,3 +729,19 @@ def test_small_policy_helpers():
     assert shown("text/html\x1b[31m\n") == "text/html?[31m?"
     with pytest.raises(ValueError, match="max_attempts"):
         FetchOptions(max_attempts=0)
+
+
+def test_an_outcome_logged_beside_the_store_changes_the_build_fingerprint(tmp_path):
+    """A fetch that stores nothing still confirms snapshots and adds a core.fetch_outcomes row:
+    the build must not skip it as nothing new now that the log is outside the store."""
+    from pipeline.dagster.fingerprint import build_fingerprint, folder_stamp
+
+    settings = Settings.resolve(warehouse=tmp_path / "warehouse", exports=tmp_path / "exports")
+    settings.raw_dir.mkdir(parents=True)
+    before, stamp = build_fingerprint(settings, None), folder_stamp(settings)
+    record_outcome(settings.raw_dir, "openrouter", "unchanged", "same bytes as x.json")
+    assert build_fingerprint(settings, None) != before
+    assert folder_stamp(settings) != stamp  # a new source's log: the build will likely run
+    again = build_fingerprint(settings, None)
+    record_outcome(settings.raw_dir, "openrouter", "not_modified", "HTTP 304")
+    assert build_fingerprint(settings, None) != again

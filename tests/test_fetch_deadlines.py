@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from http_fixtures import FaultServer, Handler, ok, slow_body
 
-from pipeline.raw.fetch import DEFAULT_OPTIONS, FetchOptions, fetch_sources
+from pipeline.fetch import DEFAULT_OPTIONS, FetchOptions, fetch_sources
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.locking import warehouse_lock
 from pipeline.support.settings import Settings

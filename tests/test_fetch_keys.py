@@ -28,7 +28,7 @@ from api_world import (
 )
 from http_fixtures import FaultServer, echo_header, gzipped, keyed, ok, redirect, status
 
-from pipeline.raw.fetch.keys import REDACTED, Keys, key_state, origin
+from pipeline.fetch.keys import REDACTED, Keys, key_state, origin
 from pipeline.raw.inventory import take_inventory
 from pipeline.raw.outcomes import read_outcomes, record_outcome
 from pipeline.raw.snapshots import SnapshotStore

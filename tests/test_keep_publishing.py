@@ -63,8 +63,8 @@ def kimi_figure(release: Path) -> float:
     cerebras = next(p for p in document["providers"] if p["id"] == "cerebras")
     return next(
         f["value"]
-        for f in cerebras["live_figures"]
-        if f["model"]["id"] == "kimi-k2.6" and f["tier"] == "T1"
+        for f in cerebras["figures"]
+        if f["model"]["id"] == "kimi-k2.6" and f["source"] == "aa-kimi-k2-6"
     )
 
 

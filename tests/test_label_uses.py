@@ -1,15 +1,17 @@
 """The kept label counts (pipeline/normalise/label_uses.py) equal a count of the staged rows of
-the build's scope, however the scope and the staging changed since they were kept."""
+the build's scope, however the scope and the staging changed since they were kept, display names
+and hints (the stable keys beside a label) included."""
 
 import shutil
 
 import duckdb
 import pytest
 
-from pipeline.extract.staging import scope_build
-from pipeline.normalise.label_uses import label_uses, refresh_label_uses
-from pipeline.normalise.labels import LABEL_COLUMNS, LabelColumn
+from pipeline.normalise.identity import Hints
+from pipeline.normalise.label_uses import hints_sql, label_uses, refresh_label_uses, spec_key
+from pipeline.normalise.labels import LABEL_COLUMNS, LabelColumn, parse_hints
 from pipeline.support.settings import Settings
+from pipeline.warehouse.staging import scope_build
 
 
 @pytest.fixture
@@ -25,17 +27,25 @@ def counted_afresh(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tu
     return con.execute(
         f"""
         WITH used AS (
-            SELECT t.{spec.column} AS label, {name} AS name, t.source_id
+            SELECT t.{spec.column} AS label, {name} AS name, t.source_id,
+                   {hints_sql(spec)} AS hints
             FROM staging.{spec.table} AS t SEMI JOIN build_scope USING (snapshot_id)
             WHERE t.{spec.column} IS NOT NULL
         ),
         named AS (
             SELECT label, name, count(*) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
         ),
-        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label)
+        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label),
+        hinted AS (
+            SELECT label, hints, count(*) AS uses FROM used WHERE hints IS NOT NULL GROUP BY ALL
+        ),
+        best_hints AS (
+            SELECT label, arg_min(hints, (-uses, hints)) AS hints FROM hinted GROUP BY label
+        )
         SELECT u.label, any_value(b.name),
-               string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id), count(*)
-        FROM used AS u LEFT JOIN best AS b USING (label)
+               string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id), count(*),
+               any_value(h.hints)
+        FROM used AS u LEFT JOIN best AS b USING (label) LEFT JOIN best_hints AS h USING (label)
         GROUP BY u.label ORDER BY u.label
         """
     ).fetchall()
@@ -44,7 +54,7 @@ def counted_afresh(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tu
 def kept(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tuple]:
     frame = label_uses(con, spec).sort_values("label")
     return [
-        (r.label, None if r.name is None else r.name, r.sources, int(r.uses))
+        (r.label, None if r.name is None else r.name, r.sources, int(r.uses), r.hints)
         for r in frame.itertuples(index=False)
     ]
 
@@ -142,3 +152,43 @@ def test_snapshots_out_of_the_scope_are_taken_out_of_the_totals(staging):
         scope_build(con, kept_ids)
         assert refresh_label_uses(con, LABEL_COLUMNS) == 0
         assert_kept_counts_are_the_staged_rows(con)
+
+
+def test_the_hints_beside_a_label_are_counted_with_it(staging):
+    """Each column with hints keeps them, as one JSON object per label: the stable keys its
+    source publishes (OpenRouter's hugging_face_id, Artificial Analysis's slug), read back as
+    identity.Hints."""
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    scope_build(con, ids)
+    refresh_label_uses(con, LABEL_COLUMNS)
+    by_table = {spec.table: spec for spec in LABEL_COLUMNS if spec.hints}
+    assert set(by_table) == {"aa_models", "catalogue_entries"}
+    catalogue = label_uses(con, by_table["catalogue_entries"]).set_index("label")
+    coder = parse_hints(catalogue.loc["qwen/qwen3-coder", "hints"])
+    assert coder == Hints(hugging_face_id="Qwen/Qwen3-Coder-480B-A35B-Instruct")
+    # Cloudflare's catalogue has no repository ids: its hints are none
+    assert parse_hints(catalogue.loc["@cf/openai/gpt-oss-120b", "hints"]) == Hints()
+    aa = label_uses(con, by_table["aa_models"]).set_index("label")
+    assert parse_hints(aa.loc["GPT-4o (Aug '24)", "hints"]).slug == "gpt-4o-2024-08-06"
+    assert parse_hints("not json") == Hints() and parse_hints(None) == Hints()
+    assert parse_hints("[1, 2]") == Hints()
+
+
+def test_counts_kept_before_there_were_hints_are_taken_again(staging):
+    """A warehouse whose kept counts have no hints column: the column is added, and the columns
+    that now have hints are counted again (their key changed with their hint columns)."""
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    con.execute("ALTER TABLE staging.label_uses DROP COLUMN hints")
+    con.execute("ALTER TABLE staging.label_totals DROP COLUMN hints")
+    old = [spec for spec in LABEL_COLUMNS if spec.hints]
+    for spec in old:  # as the code before counted them: under a key without hint columns
+        con.execute(
+            "UPDATE staging.label_counted SET spec = ? WHERE spec = ?",
+            [f"{spec.table}.{spec.column}.{spec.name_column or ''}", spec_key(spec)],
+        )
+    scope_build(con, ids)
+    in_scope = con.execute("SELECT count(*) FROM build_scope").fetchone()[0]
+    assert refresh_label_uses(con, LABEL_COLUMNS) == in_scope * len(old)
+    assert_kept_counts_are_the_staged_rows(con)

@@ -16,13 +16,13 @@ import pytest
 from conftest import materialize
 
 from pipeline.dagster.runner import dagster_instance
-from pipeline.extract.staging import extract
 from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import MAX_SUGGESTED, resolve_labels
-from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
+from pipeline.sources.reviewed import ReviewedFiles
 from pipeline.support.settings import Settings
+from pipeline.warehouse.staging import extract
 
 WHEN = datetime(2026, 11, 30, 6, tzinfo=UTC)
 ROW = (

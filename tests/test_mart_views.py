@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 from conftest import build_into
+from pipeline.warehouse.swap import target_database
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.outcomes import record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
-from pipeline.warehouse.swap import target_database
 
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"

@@ -38,7 +38,7 @@ ALLOWED = {
     ("pipeline/extract/base.py", "_deferred"): "a thread's flag while a `with deferred()` runs",
     ("pipeline/extract/html.py", "_local"): "a thread's HTML parser and the XSLT of a constant",
     ("pipeline/extract/html.py", "_cached_column"): "a pure function of a table's headers",
-    ("pipeline/extract/staging.py", "_counts_json"): "a pure function: its argument as JSON",
+    ("pipeline/warehouse/staging.py", "_counts_json"): "a pure function: its argument as JSON",
     ("pipeline/extract/openrouter_endpoints.py", "_price_of_text"): "a pure function of a text",
     ("pipeline/release/formatting.py", "timestamp"): "a pure function: a time as exports write it",
     ("pipeline/release/history.py", "_time"): "a pure function: an export's time text, parsed",
@@ -46,7 +46,10 @@ ALLOWED = {
     ("pipeline/support/text.py", "_invisible"): "a character table computed from constants",
     ("pipeline/support/text.py", "_decode_entity"): "HTML entities decoded: a pure function",
     ("pipeline/support/text.py", "_remembered_clean_text"): "a pure function of a text",
-    ("pipeline/extract/staging.py", "_local"): "a thread's in-memory DuckDB for checks, kept empty",
+    (
+        "pipeline/warehouse/staging.py",
+        "_local",
+    ): "a thread's in-memory DuckDB for checks, kept empty",
     ("pipeline/raw/snapshots.py", "_file_mode"): "the process's umask, read once",
     ("pipeline/release/contracts.py", "validator"): "a packaged JSON Schema, compiled once",
     ("pipeline/release/templates.py", "_environment"): "packaged templates, compiled once",
@@ -196,8 +199,8 @@ def test_the_scan_finds_each_kind_of_state(tmp_path: Path) -> None:
 
 
 def test_the_known_caches_are_gone() -> None:
-    import pipeline.normalise.reviewed as reviewed
     import pipeline.raw.inventory as inventory
+    import pipeline.sources.reviewed as reviewed
     import pipeline.support.progress as progress
     import pipeline.support.settings as settings
     import pipeline.support.timing as timing

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.normalise.numbers import (
+from pipeline.support.figures import (
     MAX_DIGITS,
     MAX_TEXT_LENGTH,
     Figure,

@@ -18,7 +18,7 @@ from conftest import BUNDLED_RAW, REPO_ROOT
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.support.settings import Settings
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 PIP = (sys.executable, "-m", "pip", "--quiet", "--no-input", "--disable-pip-version-check")
 OFFLINE = ("--no-deps", "--no-index")
 

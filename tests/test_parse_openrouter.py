@@ -4,6 +4,7 @@ variants."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from test_parse_support import (
 SOURCE = "openrouter"
 REAL_FILE = FIXTURES / "openrouter" / "api-v1-models-2026-05.json"
 FIRST = "anthropic/claude-opus-4.7-fast"
+FRONTEND = "frontend-catalog-20260718T074000Z.json.gz"
 
 
 @pytest.fixture(scope="module")
@@ -212,3 +214,58 @@ def test_a_10_mb_name_is_cut_to_a_bounded_clean_label(document: dict[str, Any]) 
     data = variant(document, set_first("name", "Claude " * (10 * MB // 7)))
     name = parse(bundled(SOURCE), data)["catalogue_entries"]["name"].iloc[0]
     assert name.startswith("Claude Claude") and name.endswith("…") and len(name) <= 500
+
+
+# The stable keys beside each id (read by pipeline/normalise/identity.py).
+
+
+def test_each_model_stages_its_canonical_slug_and_hugging_face_id() -> None:
+    rows = frame(SOURCE, "catalogue_entries").set_index("platform_model_id")
+    coder = rows.loc["qwen/qwen3-coder"]
+    assert coder["hugging_face_id"] == "Qwen/Qwen3-Coder-480B-A35B-Instruct"
+    assert coder["canonical_slug"] == "qwen/qwen3-coder-480b-a35b-07-25"
+    # an empty hugging_face_id ("" in the response) is none given, as an absent one
+    assert pd.isna(rows.loc["openai/gpt-4o", "hugging_face_id"])
+    assert rows["hugging_face_id"].notna().sum() == 173
+    assert rows["canonical_slug"].notna().all()
+
+
+def test_the_stable_keys_of_the_july_catalogue_are_read_too() -> None:
+    """OpenRouter's catalogue as served in July 2026 (344 models), from the website's captures."""
+    data = gzip.decompress((FIXTURES / "openrouter" / FRONTEND).read_bytes())
+    rows = parse(bundled(SOURCE), data)["catalogue_entries"]
+    assert len(rows) == 344 and rows["platform_model_id"].is_unique
+    assert rows["canonical_slug"].notna().all() and rows["hugging_face_id"].notna().sum() > 100
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("hugging_face_id", 42, "hugging_face_id is not text: 42"),
+        ("canonical_slug", ["a", "b"], "canonical_slug is not text: ['a', 'b']"),
+        ("hugging_face_id", {"id": "x"}, "hugging_face_id is not text"),
+    ],
+)
+def test_a_stable_key_that_is_not_text_is_refused_naming_the_model(
+    document: dict[str, Any], field: str, value: object, expected: str
+) -> None:
+    message = refused(bundled(SOURCE), variant(document, set_first(field, value)), expected)
+    assert f"model {FIRST!r}" in message
+
+
+@pytest.mark.parametrize(
+    ("value", "staged"),
+    [
+        ("<b>Qwen</b>/Qwen3-8B", "Qwen/Qwen3-8B"),
+        ("   ", None),
+        ("", None),
+        (None, None),
+        ("Qwen/Qwen3-8B\u200b", "Qwen/Qwen3-8B"),
+    ],
+)
+def test_a_stable_key_is_clean_text_or_none(
+    document: dict[str, Any], value: object, staged: str | None
+) -> None:
+    row = parse(bundled(SOURCE), variant(document, set_first("hugging_face_id", value)))
+    found = row["catalogue_entries"]["hugging_face_id"].iloc[0]
+    assert (None if pd.isna(found) else found) == staged

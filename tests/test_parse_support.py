@@ -17,9 +17,9 @@ from conftest import BUNDLED_RAW
 
 from pipeline.extract import PARSERS, ExtractError, SnapshotInput
 from pipeline.extract.base import Frames
-from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotStore, parse_utc
 from pipeline.sources.registry import Source, load_registry
+from pipeline.sources.reviewed import ReviewedFiles
 from pipeline.support.settings import BUNDLED_METADATA
 
 BUNDLED = SnapshotStore(BUNDLED_RAW)
@@ -131,8 +131,18 @@ def test_every_bundled_snapshot_parses_into_its_frames(source_id: str, day: str)
         assert (rows["snapshot_id"] == snapshot.snapshot_id).all()
 
 
+# Formats with no bundled snapshot: no real response of theirs could be found, and nothing is
+# bundled that was not captured. Their tests read fixtures written in the documented shape.
+UNBUNDLED = {
+    "vercel_gateway_endpoints": "Vercel AI Gateway: no full raw response found",
+    "vercel_gateway_models": "Vercel AI Gateway: no full raw response found",
+}
+
+
 def test_every_format_has_a_bundled_snapshot_and_a_test_file() -> None:
-    assert {SOURCES[source_id].format for source_id, _ in ALL_BUNDLED} == set(PARSERS)
+    bundled_formats = {SOURCES[source_id].format for source_id, _ in ALL_BUNDLED}
+    assert bundled_formats == set(PARSERS) - set(UNBUNDLED)
+    assert not bundled_formats & set(UNBUNDLED)
     for parser in PARSERS.values():
         module = parser.parse.__module__.rsplit(".", 1)[-1]
         assert (Path(__file__).parent / f"test_parse_{module}.py").exists(), module

@@ -21,13 +21,19 @@ import pytest
 
 from pipeline.release.contract import read_release
 from pipeline.release.contracts import EXPORT_FILES
+from pipeline.release.formatting import measurement_text, speed
 from pipeline.release.preview import render_preview
+from pipeline.release.preview_history import FigureHistory, read_history
+from pipeline.release.preview_models import MODEL_SECTIONS_SHOWN
 from pipeline.support.settings import Settings
 
 CHROMIUM = os.environ.get("SPEEDBOOK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 SCREENSHOT = ARTIFACTS / "preview.png"
 README_IMAGE = Path(__file__).parent / "fixtures" / "preview.png"
+# a per-model section on its own (docs/preview.md shows it): `make preview-png` copies it
+MODEL_SCREENSHOT = ARTIFACTS / "preview-model.png"
+DOCS_IMAGE = Path(__file__).resolve().parents[1] / "docs" / "preview.png"
 
 HOSTILE_SCRIPT = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img src=x onerror=alert(1)>"
@@ -46,12 +52,14 @@ def documents(release: Path) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def page(documents: dict[str, dict[str, Any]]) -> str:
-    return render_preview(documents)
+def history(release: Path) -> FigureHistory | None:
+    return read_history(release)
 
 
-# the seed's 9 fresh and 7 stale headlines, and 5 stale ones from the OpenRouter capture
-HEADLINES = 21
+@pytest.fixture(scope="module")
+def page(documents: dict[str, dict[str, Any]], history: FigureHistory | None) -> str:
+    """The page as the build and `speedbook preview` write it: the exports and the history."""
+    return render_preview(documents, history=history)
 
 
 def tree(html: str) -> lxml.html.HtmlElement:
@@ -71,15 +79,19 @@ def hostile(documents: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     groq["name"] = HOSTILE_SCRIPT
     groq["id"] = HOSTILE_ATTR
     groq["headline"]["model"]["name"] = HOSTILE_IMG
-    groq["headline"]["display"] = "~321 t/s · " + HOSTILE_IMG
-    groq["headline"]["source"]["url"] = "javascript:alert(1)"
+    groq["display"] = "~321 t/s · " + HOSTILE_IMG
     claim = groq["claims"][0]
     claim["technique"] = HOSTILE_SCRIPT
-    claim["sources"][0]["url"] = "javascript:alert(document.cookie)"
+    # every address a page links to comes from a snapshot or a source of the envelopes
+    for document in (inference, platforms, catalog):
+        for snapshot in document["snapshots"]:
+            snapshot["url"] = "javascript:alert(document.cookie)"
+        for source in document["sources"]:
+            source["url"] = "data:text/html,<script>alert(1)</script>"
+            source["publisher"] = HOSTILE_SCRIPT
     platform = platforms["platforms"][0]
     platform["name"] = HOSTILE_IMG
     platform["notable"] = [HOSTILE_SCRIPT]
-    platform["sources"][0]["url"] = "data:text/html,<script>alert(1)</script>"
     task = catalog["tasks"][0]
     task["name"] = "</h3><script>alert(1)</script>"
     task["models"][0]["name"] = HOSTILE_IMG
@@ -88,8 +100,16 @@ def hostile(documents: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def assert_inert(root: lxml.html.HtmlElement) -> None:
-    """No element, attribute or link an attacker could have injected."""
-    assert root.xpath("//script|//img|//svg|//iframe|//object|//embed|//link|//b") == []
+    """No element, attribute or link an attacker could have injected. The page's own charts are
+    inline SVG; nothing in them can load, link or run anything."""
+    assert root.xpath("//script|//img|//iframe|//object|//embed|//link|//b") == []
+    assert (
+        root.xpath(
+            "//*[local-name()='foreignObject' or local-name()='use' or local-name()='image'"
+            " or local-name()='a'][ancestor::*[local-name()='svg']]"
+        )
+        == []
+    )
     for element in root.iter():
         if not isinstance(element.tag, str):
             continue
@@ -105,7 +125,7 @@ def test_one_bar_per_provider_with_a_headline_fastest_first(documents, page):
     providers = documents["inference.json"]["providers"]
     with_headline = {p["id"]: p["headline"] for p in providers if p["headline"]}
     bars = tree(page).xpath("//*[@data-bar]")
-    assert len(bars) == len(with_headline) == HEADLINES
+    assert len(bars) == len(with_headline) >= 9
     assert {bar.get("data-provider") for bar in bars} == set(with_headline)
     values = [with_headline[bar.get("data-provider")]["value"] for bar in bars]
     assert values == sorted(values, reverse=True)
@@ -116,17 +136,20 @@ def test_one_bar_per_provider_with_a_headline_fastest_first(documents, page):
         )
         for bar in bars
     }
-    assert widths["cerebras"] == 100.0
-    assert widths["groq"] == pytest.approx(100 * 321 / 2314, abs=0.01)
+    top = max(values)
+    for pid, headline in with_headline.items():
+        assert widths[pid] == pytest.approx(100 * headline["value"] / top, abs=0.01)
 
     groq = next(bar for bar in bars if bar.get("data-provider") == "groq")
-    assert "~321 t/s · Llama 3.3 70B (≈800 t/s on 8B-class)" in text(groq)
-    assert groq.get("data-tier") == "T1" and groq.get("data-model") == "llama-3.3-70b-instruct"
-    assert "measured on Llama 3.3 70B" in text(groq)
+    display = next(p["display"] for p in providers if p["id"] == "groq")
+    headline = with_headline["groq"]
+    method = measurement_text(headline["method"], headline["statistic"], headline["window_minutes"])
+    assert display in text(groq) and method in display  # the method, named
+    assert groq.get("data-tier") == headline["tier"]
+    assert groq.get("data-model") == headline["model"]["id"]
     stale = {bar.get("data-provider") for bar in bars if "stale" in bar.get("class").split()}
     assert stale == {pid for pid, headline in with_headline.items() if headline["stale"]}
-    assert "amazon-bedrock" in stale and "groq" not in stale
-    assert "No headline (no T1 live median of any age): NVIDIA." in text(tree(page))
+    assert "No headline (no T1 live median of any age): " in text(tree(page))
 
 
 def test_live_versus_record_table(documents, page):
@@ -135,17 +158,21 @@ def test_live_versus_record_table(documents, page):
     assert set(rows) == {c["id"] for c in claims} and len(rows) == 9
     cerebras = rows["cerebras-gpt-oss-120b-3000"]
     assert "3,000 t/s" in cerebras and "per user" in cerebras
-    assert "1,753 t/s" in cerebras and "1.71×" in cerebras and "stale" in cerebras
-    # Cerebras's own figure is stale: the fastest live median is the fresh one, as in the mart
-    assert "691 t/s SambaNova" in cerebras and "1,753 t/s Cerebras" not in cerebras
+    # its own endpoint's figure, stale as it is: never another provider's fresher one
+    claim = next(c for c in claims if c["id"] == "cerebras-gpt-oss-120b-3000")
+    live = claim["live"]
+    assert live["endpoint"].startswith("cerebras/gpt-oss-120b/") and live["stale"]
+    assert f"{speed(live['value'])} t/s" in cerebras and "stale" in cerebras
+    assert f"{claim['peak_to_live_ratio']:.2f}×" in cerebras
+    assert "SambaNova" not in cerebras
     aggregate = rows["nvidia-dgx-b200-llama-4-maverick-aggregate"]
     assert "72,000 t/s" in aggregate and "aggregate" in aggregate and "FP8" in aggregate
     assert "speculative decoding (EAGLE-3); custom CUDA kernels" in aggregate
-    # No live median of NVIDIA's own, but the fastest live median on the model is shown.
-    assert "187 t/s Amazon Bedrock" in aggregate
+    # NVIDIA has no live figure of its own: none, and no other provider's in its place
+    assert "none" in aggregate and "Amazon Bedrock" not in aggregate
     assert "Artificial Analysis" in rows["nvidia-dgx-b200-llama-4-maverick-per-user"]
     groq = rows["groq-llama-3-3-70b-276"]
-    assert "321 t/s" in groq and "0.86×" in groq and "2,314 t/s Cerebras" in groq
+    assert "321 t/s" in groq and "0.86×" in groq and "Cerebras" not in groq
 
 
 def test_platforms_table(page):
@@ -162,7 +189,12 @@ def test_platforms_table(page):
 def test_artificial_analysis_is_credited_beside_its_data_and_model_figures(documents, page):
     root = tree(page)
     credits = root.xpath("//p[contains(@class, 'credit')]")
-    assert len(credits) == 2  # under the headline bars and under the model-level table
+    # under the headline bars, under the model-level table, and in each model section that
+    # shows Artificial Analysis's figures
+    sections = root.xpath("//section[@class='model'][.//div[@data-method='fixed-workload probe']]")
+    assert sections and len(credits) == 2 + len(sections)
+    for section in sections:
+        assert section.xpath("p[contains(@class, 'credit')]")
     for credit in credits:
         (link,) = credit.xpath(".//a")
         assert (link.text, link.get("href")) == (
@@ -228,13 +260,13 @@ def test_self_contained_and_links_only_http(page):
     assert external and all(h.startswith(("https://", "http://")) for h in external)
 
 
-def test_same_documents_same_bytes(documents, page):
-    assert render_preview(copy.deepcopy(documents)) == page
+def test_same_documents_same_bytes(documents, history, page):
+    assert render_preview(copy.deepcopy(documents), history=history) == page
 
 
-def test_the_parsed_exports_give_the_same_page(documents, page):
+def test_the_parsed_exports_give_the_same_page(documents, history, page):
     """A build parses its exports once and renders the page from them parsed."""
-    assert render_preview(read_release(documents)) == page
+    assert render_preview(read_release(documents), history=history) == page
     assert render_preview(read_release(documents), changelog_href="x.md") == render_preview(
         documents, changelog_href="x.md"
     )
@@ -315,13 +347,28 @@ class _Quiet(SimpleHTTPRequestHandler):
         self.server.paths.append(self.path)  # type: ignore[attr-defined]
 
 
+def section_page(html: str, section_id: str) -> str:
+    """The page with one of its sections alone in <main>: its head (CSS, CSP) kept as it is."""
+    root = lxml.html.document_fromstring(html)
+    body = root.find("body")
+    section = root.get_element_by_id(section_id)
+    for child in list(body):
+        body.remove(child)
+    main = lxml.html.Element("main")
+    main.append(section)
+    body.append(main)
+    return lxml.html.tostring(root, doctype="<!DOCTYPE html>", encoding="unicode")
+
+
 @pytest.fixture(scope="module")
-def site(release: Path, documents, tmp_path_factory) -> Iterator[tuple[str, list[str]]]:
-    """The release folder with index.html and a hostile page, served on 127.0.0.1."""
+def site(release: Path, documents, page, tmp_path_factory) -> Iterator[tuple[str, list[str]]]:
+    """The release folder with index.html, its first model section alone, and a hostile page,
+    served on 127.0.0.1."""
     root = tmp_path_factory.mktemp("site")
     for name in EXPORT_FILES:
         shutil.copy(release / name, root / name)
-    (root / "index.html").write_text(render_preview(documents), encoding="utf-8")
+    (root / "index.html").write_text(page, encoding="utf-8")
+    (root / "model.html").write_text(section_page(page, "model-1"), encoding="utf-8")
     (root / "hostile.html").write_text(render_preview(hostile(documents)), encoding="utf-8")
     (root / "console.html").write_text(
         '<!DOCTYPE html><html lang="en"><title>t</title><script>console.error("boom")</script>',
@@ -387,10 +434,16 @@ def test_page_loads_in_chromium_with_one_bar_per_headline(chromium, site, docume
     root = tree(dom)
     assert root.findtext(".//h1").startswith("Speedbook")
     expected = sum(1 for p in documents["inference.json"]["providers"] if p["headline"])
-    assert len(root.xpath("//*[@data-bar]")) == expected == HEADLINES
+    assert len(root.xpath("//*[@data-bar]")) == expected >= 9
     assert len(root.xpath("//tr[@data-claim]")) == 9
     assert len(root.xpath("//tr[@data-platform]")) == 8
     assert len(root.xpath("//abbr[@class='fc']")) == 14 + 1  # the models, and the legend
+    # the per-model sections, their strips, sparklines and latency charts, as the browser built them
+    sections = root.xpath("//section[@class='model']")
+    assert len(sections) == MODEL_SECTIONS_SHOWN
+    for section in sections:
+        assert section.xpath(".//svg[@class='strip']") and section.xpath(".//svg[@class='spark']")
+        assert section.xpath(".//figure[@class='scatter']/svg")
 
 
 def test_hostile_names_stay_text_in_chromium(chromium, site, tmp_path):
@@ -439,4 +492,38 @@ def test_the_readme_image_is_a_current_render(screenshot):
     assert drift < 0.01, (
         f"{README_IMAGE} ({len(committed):,} bytes) is not the page as it renders now "
         f"({len(screenshot):,} bytes): run `make preview-png` and commit it"
+    )
+
+
+@pytest.fixture(scope="module")
+def model_screenshot(chromium, site, tmp_path_factory) -> bytes:
+    """The first model section alone, 1280x2300, written to tests/artifacts/preview-model.png
+    (`make preview-png` copies it over docs/preview.png)."""
+    base, _ = site
+    ARTIFACTS.mkdir(exist_ok=True)
+    MODEL_SCREENSHOT.unlink(missing_ok=True)
+    _, console = browse(
+        chromium,
+        f"{base}/model.html",
+        tmp_path_factory.mktemp("model-shot"),
+        f"--screenshot={MODEL_SCREENSHOT}",
+        "--window-size=1280,2300",
+    )
+    assert console == []
+    return MODEL_SCREENSHOT.read_bytes()
+
+
+def test_model_screenshot(model_screenshot):
+    assert png_size(model_screenshot) == (1280, 2300)
+    assert len(model_screenshot) > 100_000  # strips, sparklines and a chart, not a blank page
+
+
+def test_the_docs_image_is_a_current_render(model_screenshot):
+    """docs/preview.md shows docs/preview.png: a model section as it renders now."""
+    committed = DOCS_IMAGE.read_bytes()
+    assert png_size(committed) == png_size(model_screenshot)
+    drift = abs(len(committed) - len(model_screenshot)) / len(model_screenshot)
+    assert drift < 0.01, (
+        f"{DOCS_IMAGE} ({len(committed):,} bytes) is not the section as it renders now "
+        f"({len(model_screenshot):,} bytes): run `make preview-png` and commit it"
     )

@@ -72,3 +72,36 @@ def test_a_complete_release_is_rendered(cli, copy, tmp_path):
     result = cli("preview", str(copy), "--output", str(output))
     assert result.status == 0, result.err
     assert output.read_text(encoding="utf-8").startswith("<!")
+
+
+def test_a_release_of_schema_1_2_1_is_rendered_in_todays_shape(cli, tmp_path):
+    from old_release import unpack_1_2_1
+
+    folder = unpack_1_2_1(tmp_path)
+    output = tmp_path / "index.html"
+    result = cli("preview", str(folder), "--output", str(output))
+    assert result.status == 0, result.err
+    page = output.read_text(encoding="utf-8")
+    assert "Speedbook 2026.11.29" in page and "~2,314 t/s · Llama 3.3 70B" in page
+
+
+def test_a_release_whose_history_is_damaged_is_refused_naming_the_file(cli, copy):
+    """The page draws the history of the release's own Parquet: a damaged file there is named,
+    never drawn from or silently left out."""
+    history = copy / "parquet" / "history" / "endpoint_figures.parquet"
+    history.write_bytes(b"PAR1 damaged")
+    _one_line_error(
+        cli("preview", str(copy)),
+        "damaged release",
+        "endpoint_figures.parquet: not a readable Parquet file",
+    )
+
+
+def test_a_release_without_history_is_rendered_without_sparklines(cli, copy, tmp_path):
+    shutil.rmtree(copy / "parquet")
+    output = tmp_path / "index.html"
+    result = cli("preview", str(copy), "--output", str(output))
+    assert result.status == 0, result.err
+    page = output.read_text(encoding="utf-8")
+    assert 'class="model"' in page and 'class="spark"' not in page
+    assert "this release has no history" in page

@@ -9,7 +9,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import duckdb
 import lxml.html
 import pytest
 from conftest import BUNDLED_RAW
@@ -22,6 +21,7 @@ from pipeline.release.publish import read_release
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
 from pipeline.support.text import link_url, url_placeholder
+from pipeline.warehouse.connection import connect
 
 CLOUDFLARE_API = "https://api.cloudflare.com/client/v4/accounts/ACCOUNT_ID/ai/models/search"
 FIELDBOOK = "agentfieldbook-inference/20261129T000000Z-b37decf324f1.html"
@@ -33,6 +33,7 @@ CAPTURED = {
     "models-dev",
     "openrouter",
     "openrouter-endpoints",
+    "openrouter-frontend-stats",
     "openrouter-providers",
 }
 
@@ -131,21 +132,25 @@ def documents(built: Settings) -> dict[str, dict[str, Any]]:
     return read_release(built.exports / "latest")
 
 
-def source_refs(value: Any) -> Iterator[dict[str, Any]]:
-    """Every figure's `source` object (and every list of them) in a document."""
+def citations(value: Any) -> Iterator[dict[str, Any]]:
+    """Every citation (a `source` and a `snapshot` id) in a document's rows."""
     if isinstance(value, list):
         for item in value:
-            yield from source_refs(item)
+            yield from citations(item)
     elif isinstance(value, dict):
-        if "snapshot" in value and "publisher" in value:
+        if isinstance(value.get("snapshot"), str) and isinstance(value.get("source"), str):
             yield value
-        for key, child in value.items():
-            if key != "snapshots":
-                yield from source_refs(child)
+        for child in value.values():
+            yield from citations(child)
+
+
+def rows_of(document: dict[str, Any]) -> dict[str, Any]:
+    """A document without its envelope's tables of sources and snapshots."""
+    return {k: v for k, v in document.items() if k not in ("sources", "snapshots")}
 
 
 def test_core_snapshots_carry_how_each_was_obtained(built: Settings):
-    with duckdb.connect(str(built.database), read_only=True) as con:
+    with connect(built, read_only=True) as con:
         rows = con.execute(
             "SELECT snapshot_id, obtained_by, reconstructed_from, reconstructed_from_url, "
             "reconstructed_from_snapshot_id FROM core.snapshots ORDER BY snapshot_id"
@@ -181,34 +186,34 @@ def test_every_cited_snapshot_says_how_it_was_obtained(documents):
             assert entry["obtained_by"] == record["obtained_by"]
             assert entry["reconstructed_from"] == record.get("reconstructed_from")
             reconstructed += entry["obtained_by"] == "reconstructed"
-        refs = list(source_refs(document))
+        refs = list(citations(rows_of(document)))
         assert refs, name
-        for ref in refs:  # each figure's source says what its snapshot entry says
-            entry = listed[ref["snapshot"]]
-            assert (ref["obtained_by"], ref["reconstructed_from"]) == (
-                entry["obtained_by"],
-                entry["reconstructed_from"],
-            )
-            assert (ref["url"], ref["url_template"]) == (entry["url"], entry["url_template"])
+        for ref in refs:  # each citation names a snapshot of its source, described once
+            assert listed[ref["snapshot"]]["source"] == ref["source"]
     assert reconstructed >= 20
-    groq = next(p for p in documents["inference.json"]["providers"] if p["id"] == "groq")
-    source = groq["headline"]["source"]
-    assert source["obtained_by"] == "reconstructed"
-    assert source["reconstructed_from"]["snapshot"] == FIELDBOOK
-    llmperf = [f["source"] for f in groq["live_figures"] if f["source"]["id"] == "llmperf-groq-70b"]
+    inference = documents["inference.json"]
+    listed = {s["id"]: s for s in inference["snapshots"]}
+    groq = next(p for p in inference["providers"] if p["id"] == "groq")
+    [page] = [
+        f
+        for f in groq["figures"]
+        if f["source"] == "aa-llama-3-3-instruct-70b" and f["metric"] == "output_tokens_per_s"
+    ]
+    assert listed[page["snapshot"]]["obtained_by"] == "reconstructed"
+    assert listed[page["snapshot"]]["reconstructed_from"]["snapshot"] == FIELDBOOK
+    llmperf = [listed[f["snapshot"]] for f in groq["figures"] if f["source"] == "llmperf-groq-70b"]
     assert llmperf and all(s["obtained_by"] == "bundled" for s in llmperf)
     assert all(s["reconstructed_from"] is None for s in llmperf)
 
 
 def test_the_catalogue_template_is_exported_as_text_never_as_a_link(built: Settings, documents):
     catalog = documents["inference_catalog.json"]
-    assert catalog["sources"][0]["url"] is None
-    assert catalog["sources"][0]["url_template"] == CLOUDFLARE_API
+    [source] = catalog["sources"]
+    assert (source["url"], source["url_template"]) == (None, CLOUDFLARE_API)
     assert [(s["url"], s["url_template"]) for s in catalog["snapshots"]] == [(None, CLOUDFLARE_API)]
-    platforms = documents["model_platforms.json"]["platforms"]
-    cloudflare = next(p for p in platforms if p["id"] == "cloudflare-workers-ai")
-    catalogue = next(s for s in cloudflare["sources"] if s["role"] == "catalogue")
-    assert (catalogue["url"], catalogue["url_template"]) == (None, CLOUDFLARE_API)
+    platforms = documents["model_platforms.json"]
+    cloudflare = next(s for s in platforms["sources"] if s["id"] == "cloudflare-workers-ai")
+    assert (cloudflare["url"], cloudflare["url_template"]) == (None, CLOUDFLARE_API)
     for name in EXPORT_FILES:
         text = (built.exports / "latest" / name).read_text(encoding="utf-8")
         assert f'"url": "{CLOUDFLARE_API}"' not in text, name
@@ -230,8 +235,9 @@ def test_the_preview_marks_every_figure_from_a_reconstructed_snapshot(documents)
     notes = {li.get("data-note"): " ".join(li.itertext()) for li in root.xpath("//li[@data-note]")}
     assert len(notes) == 4  # the fieldbook, the article, and the seeds' copies of each
     providers = {p["id"]: p for p in documents["inference.json"]["providers"]}
+    listed = {s["id"]: s for s in documents["inference.json"]["snapshots"]}
     for bar in root.xpath("//*[@data-bar]"):
-        source = providers[bar.get("data-provider")]["headline"]["source"]
+        source = listed[providers[bar.get("data-provider")]["headline"]["snapshot"]]
         chips = bar.xpath(".//a[@data-reconstructed]")
         if source["obtained_by"] == "reconstructed":
             assert bar.get("data-reconstructed") == "true"
@@ -261,7 +267,7 @@ def test_the_preview_shows_the_template_as_text_and_links_it_nowhere(documents):
     assert "template, not a link" in row.text_content()
     # even a release that wrote the template as a link (schema 1.1 did) gets no href from it
     old = copy.deepcopy(documents)
-    old["inference_catalog.json"]["sources"][0] |= {"url": CLOUDFLARE_API, "url_template": None}
+    old["inference_catalog.json"]["snapshots"][0] |= {"url": CLOUDFLARE_API, "url_template": None}
     hrefs = lxml.html.document_fromstring(render_preview(old)).xpath("//a/@href")
     assert not [h for h in hrefs if "ACCOUNT_ID" in h]
 

@@ -8,7 +8,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pipeline.warehouse.connection import registered
+from pipeline.support.duck import registered
 
 TABLE = pa.table({"snapshot_id": ["a/1", "b/2"]})
 

@@ -49,7 +49,8 @@ def test_minimal_entry_loads(tmp_path):
         ('kind = "benchmark"', 'kind = "blog"', "unknown kind 'blog'"),
         ('tier = "T1"', 'tier = "T4"', "unknown tier 'T4'"),
         ('format = "aa_provider_page"', 'format = "pdf"', "unknown format 'pdf'"),
-        ('cadence = "weekly"', 'cadence = "hourly"', "unknown cadence 'hourly'"),
+        ('cadence = "weekly"', 'cadence = "fortnightly"', "unknown cadence 'fortnightly'"),
+        ('tier = "T1"', 'tier = "T1"\nscheduled = "no"', "must be true or false"),
         ('url = "https://example.org/page"', 'url = "javascript:alert(1)"', "not an http(s) URL"),
         ('url = "https://example.org/page"', 'url = "ftp://example.org/x"', "not an http(s) URL"),
         ('url = "https://example.org/page"', 'url = "https://"', "not an http(s) URL"),
@@ -94,3 +95,43 @@ def test_registry_that_is_not_utf8(tmp_path):
     path.write_bytes(b"\xff\xfe" + GOOD.encode("utf-16-le"))
     with pytest.raises(RegistryError, match="cannot read"):
         load_registry(path)
+
+
+def test_every_bundled_source_records_its_terms():
+    """Each entry says what its data is under; what nobody knows stays unknown."""
+    sources = load_registry(BUNDLED_METADATA / "sources.toml")
+    text = (BUNDLED_METADATA / "sources.toml").read_text(encoding="utf-8")
+    assert text.count("\nlicense = ") == len(sources)
+    aa = [s for s in sources.values() if s.publisher == "Artificial Analysis"]
+    assert aa and all(
+        (s.license, s.attribution_required, s.terms_url)
+        == ("publisher-terms", True, "https://artificialanalysis.ai/documentation")
+        for s in aa
+    )
+    assert sources["openrouter"].license == "publisher-terms"
+    assert sources["openrouter"].terms_url == "https://openrouter.ai/terms"
+    assert sources["models-dev"].license == "MIT"
+    assert sources["llmperf-groq-70b"].license == "Apache-2.0"
+    assert sources["cerebras-llama-4-maverick-record"].license == "unknown"
+    assert sources["cerebras-llama-4-maverick-record"].attribution_required is None
+
+
+def test_an_entry_without_terms_has_unknown_ones(tmp_path):
+    source = load_registry(write(tmp_path, GOOD))["example-page"]
+    assert (source.license, source.terms_url, source.attribution_required) == ("unknown", "", None)
+
+
+@pytest.mark.parametrize(
+    ("terms", "message"),
+    [
+        ('license = "MIT or whatever"', "neither an SPDX id"),
+        ('license = "publisher-terms"', "needs terms_url"),
+        ('license = "MIT"\nterms_url = "javascript:alert(1)"', "terms_url"),
+        ("license = 3", "must be strings"),
+        ('attribution_required = "yes"', "must be true or false"),
+    ],
+)
+def test_bad_terms_are_rejected_naming_the_entry(tmp_path, terms, message):
+    with pytest.raises(RegistryError, match="source #1") as error:
+        load_registry(write(tmp_path, GOOD + terms + "\n"))
+    assert message in str(error.value)

@@ -7,15 +7,13 @@ import math
 from dataclasses import fields, replace
 from pathlib import Path
 
-import duckdb
-
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.queries import _records, cited_snapshot_ids, read_inputs
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import connect, session
 
 
 def test_nan_in_a_float_column_is_none_and_everything_else_is_kept(tmp_path: Path) -> None:
-    with connect(tmp_path / "w.duckdb") as con:
+    with session() as con:
         con.execute(
             "CREATE TABLE t AS SELECT * FROM (VALUES "
             "(1, 'nan'::DOUBLE, 'nan'::FLOAT, 1.5::DOUBLE, 'nan', ['nan'::DOUBLE], "
@@ -33,8 +31,7 @@ def test_nan_in_a_float_column_is_none_and_everything_else_is_kept(tmp_path: Pat
 
 
 def test_the_exports_read_only_the_snapshots_they_cite_and_come_out_the_same(built) -> None:
-    with duckdb.connect(str(built.database), read_only=True) as con:
-        con.execute("SET TimeZone = 'UTC'")
+    with connect(built, read_only=True) as con:
         inputs = read_inputs(con)
         history = _records(con, "SELECT * FROM core.snapshots ORDER BY snapshot_id")
     read = [s["snapshot_id"] for s in inputs.snapshots]
@@ -53,7 +50,7 @@ def test_the_exports_read_only_the_snapshots_they_cite_and_come_out_the_same(bui
 
 def test_a_cited_snapshot_is_found_in_any_input_list_and_none_is_skipped() -> None:
     inputs = {
-        "live_figures": [{"snapshot_id": "b/2"}, {"snapshot_id": "a/1"}],
+        "figures": [{"snapshot_id": "b/2"}, {"snapshot_id": "a/1"}],
         "platform_models": [{"snapshot_id": None}, {"snapshot_id": "b/2"}],
         "providers": [{"provider_id": "p"}],
         "as_of": None,

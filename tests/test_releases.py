@@ -11,7 +11,6 @@ One module-scoped warehouse goes through five builds (Dagster, in-process):
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
@@ -19,16 +18,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import pytest
 from conftest import BUNDLED_RAW, progress_lines
 
 from pipeline.cli import main
 from pipeline.raw.snapshots import SnapshotStore
-from pipeline.release import digest, history, publish
+from pipeline.release import history, publish
 from pipeline.release.changelog import figures, parse_release, view_of
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
-from pipeline.release.digest import LAST_RELEASE
 from pipeline.release.history import figure_rows, record_releases
 from pipeline.release.publish import (
     CHANGELOG_MD,
@@ -42,9 +39,11 @@ from pipeline.release.publish import (
     read_release,
 )
 from pipeline.support.settings import BUNDLED_METADATA, Settings
+from pipeline.warehouse.connection import connect
 
 AA_LLAMA = "aa-llama-3-3-instruct-70b"
 GROQ_LLAMA = "groq/llama-3.3-70b-instruct/unknown/standard/-"
+CEREBRAS_LLAMA = "cerebras/llama-3.3-70b-instruct/unknown/standard/-"
 JUNE, NOVEMBER, NOVEMBER_1 = "2026.06.28", "2026.11.29", "2026.11.29.1"
 STEPS = ("june", "all", "again", "forced", "groq")
 # what a build says when its fingerprint matches (pipeline/dagster/envelope.py), and what the
@@ -115,11 +114,11 @@ def _speed(document: dict, provider: str, model: str, **variant: str | None) -> 
     row = next(p for p in document["providers"] if p["id"] == provider)
     values = [
         f["value"]
-        for f in row["live_figures"]
+        for f in row["figures"]
         if f["model"]["id"] == model
         and f["metric"] == "output_tokens_per_s"
         and all(f["variant"][k] == v for k, v in variant.items())
-        and f["source"]["id"].startswith("aa-")
+        and f["source"].startswith("aa-")
     ]
     assert len(values) == 1, values
     return values[0]
@@ -141,8 +140,7 @@ def test_as_of_june_gives_the_june_picture_and_the_default_build_the_later_one(s
     assert _speed(june, "groq", "llama-3.3-70b-instruct") == 322.0
     assert _speed(june, "deepinfra", "gpt-oss-120b", service_tier="standard") == 51.7
     assert _speed(november, "groq", "llama-3.3-70b-instruct") == 321.0
-    headline = next(p for p in november["providers"] if p["id"] == "cerebras")["headline"]
-    assert (headline["model"]["id"], headline["value"]) == ("llama-3.3-70b-instruct", 2314.0)
+    assert _speed(november, "cerebras", "llama-3.3-70b-instruct") == 2314.0
 
 
 def test_versions_follow_the_data_date_and_latest_the_newest(scenario):
@@ -215,19 +213,20 @@ def test_the_november_changelog_compares_with_june(scenario):
     assert len(changes["catalogue"]["added"]) == 75
     newly_stale = {f["endpoint"] for f in changes["stale"]["newly_stale"]}
     assert "deepinfra/gpt-oss-120b/unknown/standard/high" in newly_stale
-    headlines = {h["provider"]["id"]: h for h in changes["headlines"]}
-    assert headlines["groq"]["old"]["value"] == 477.6
-    assert headlines["groq"]["new"]["value"] == 321.0
 
 
 def test_an_added_snapshot_with_a_changed_figure_gives_a_release_naming_it(scenario):
     changes = _changes(scenario, NOVEMBER_1)
     assert changes["from"]["version"] == NOVEMBER
-    assert [f["endpoint"] for f in changes["figures"]["changed"]] == [GROQ_LLAMA]
-    figure = changes["figures"]["changed"][0]
+    changed = {f["endpoint"]: f for f in changes["figures"]["changed"]}
+    assert sorted(changed) == [CEREBRAS_LLAMA, GROQ_LLAMA]
+    figure = changed[GROQ_LLAMA]
     assert (figure["old"]["value"], figure["new"]["value"]) == (321.0, 333.0)
     assert figure["new"]["snapshot"].startswith(f"{AA_LLAMA}/20261129T120000Z-")
-    assert [h["provider"]["id"] for h in changes["headlines"]] == ["groq"]
+    # the page captured by hand is no reconstruction: its figures keep their source's tier
+    cerebras = changed[CEREBRAS_LLAMA]
+    assert (cerebras["old"]["value"], cerebras["new"]["value"]) == (2314.0, 2314.0)
+    assert (cerebras["old"]["tier"], cerebras["new"]["tier"]) == ("T2", "T1")
     text = (scenario.settings.exports / NOVEMBER_1 / "CHANGELOG.md").read_text()
     assert "| Groq | Llama 3.3 70B |" in text
     assert "| 321.0 tokens/s | 333.0 tokens/s | +3.7% |" in text
@@ -272,7 +271,7 @@ def test_releases_lists_versions_with_data_date_and_what_changed(scenario, cli):
     assert "2026-06-28" in june and f"first release: {june_providers} providers" in june
     latest = next(line for line in lines if line.startswith(NOVEMBER_1))
     assert latest.startswith(f"{NOVEMBER_1} *")
-    assert "figures: 1 changed; 1 headline changed; 1 cited snapshot changed" in latest
+    assert "figures: 2 changed" in latest and "1 cited snapshot changed" in latest
     rows = json.loads(cli("releases", "--json", "--exports", str(scenario.settings.exports)).out)
     assert [r["version"] for r in rows] == [JUNE, NOVEMBER, NOVEMBER_1]
     assert [r["latest"] for r in rows] == [False, False, True]
@@ -347,36 +346,29 @@ def test_content_equal_to_an_older_release_of_the_date_is_a_new_release(scenario
     assert (same.version, same.is_new) == (NOVEMBER_1, False)
 
 
-def test_a_differing_envelope_tells_new_content_without_serialising_it(scenario, monkeypatch):
-    exports = scenario.settings.exports
+def test_releases_are_compared_by_content_not_by_bytes(scenario, tmp_path):
+    """The newest release of the date re-encoded (the standard library's bytes, recorded in its
+    datapackage.json) says the same: nothing new. A newer data date (a poll's) is new."""
+    exports = tmp_path / "exports"
+    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
+    folder = exports / NOVEMBER_1
+    package = json.loads((folder / publish.DATAPACKAGE).read_text())
+    for resource in package["resources"]:
+        document = json.loads((folder / resource["path"]).read_text())
+        data = json.dumps(document, indent=4, ensure_ascii=True).encode()
+        (folder / resource["path"]).write_bytes(data)
+        resource["hash"], resource["bytes"] = publish.resource_hash(data), len(data)
+    (folder / publish.DATAPACKAGE).write_text(json.dumps(package))
     day = datetime(2026, 11, 29, tzinfo=UTC)
-    serialised: list[object] = []
-    real = publish.dumps
-    monkeypatch.setattr(publish, "dumps", lambda d: serialised.append(d) or real(d))
-    same = _render_from(exports / NOVEMBER_1)
-    plan = plan_release(exports, day, same, read=publish._reader(exports))
-    assert (plan.version, plan.is_new) == (NOVEMBER_1, False)
-    assert len(serialised) == len(EXPORT_FILES)  # compared byte for byte: found equal
-    serialised.clear()
-    later = _render_from(exports / NOVEMBER_1, "2026-11-29T23:00:00Z")  # a poll's newer data date
-    plan = plan_release(exports, day, later, read=publish._reader(exports))
+    plan = plan_release(exports, day, _render_from(scenario.settings.exports / NOVEMBER_1))
+    assert (plan.version, plan.is_new, plan.files) == (NOVEMBER_1, False, {})
+    later = _render_from(scenario.settings.exports / NOVEMBER_1, "2026-11-29T23:00:00Z")
+    plan = plan_release(exports, day, later)
     assert (plan.version, plan.is_new) == ("2026.11.29.2", True)
-    assert len(serialised) == len(EXPORT_FILES) + 1  # only to publish: the exports, the package
-
-
-def test_only_a_value_of_one_spelling_tells_an_envelope_apart():
-    stored = {name: {"version": "1", "n": 1, "flag": True, "x": None} for name in EXPORT_FILES}
-    assert not publish._envelopes_differ(stored, copy.deepcopy(stored))
-    assert not publish._envelopes_differ(None, stored)  # a damaged release: compare the bytes
-    for change in ({"n": 2}, {"n": True}, {"flag": 1}, {"x": ""}, {"added": None}):
-        changed = {name: doc | change for name, doc in stored.items()}
-        assert publish._envelopes_differ(stored, changed), change
-    # a float is left to the bytes (an encoder may spell one two ways: 1e-05, 0.00001), and so
-    # is a list or an object: not looked into, even when they differ
-    assert not publish._envelopes_differ(
-        {n: {"v": 1.5, "l": [1]} for n in EXPORT_FILES},
-        {n: {"v": 2.5, "l": [2]} for n in EXPORT_FILES},
-    )
+    damaged = exports / NOVEMBER_1 / "inference.json"
+    damaged.write_bytes(damaged.read_bytes()[:-10])  # a damaged newest release says nothing
+    plan = plan_release(exports, day, _render_from(scenario.settings.exports / NOVEMBER_1))
+    assert (plan.version, plan.is_new) == ("2026.11.29.2", True)
 
 
 def test_publishing_the_same_exports_again_publishes_nothing_and_says_so(scenario, tmp_path):
@@ -601,25 +593,37 @@ def test_a_damaged_previous_release_is_skipped_for_the_next_one(scenario, tmp_pa
     assert json.loads((result.path / "changes.json").read_text())["from"]["version"] == NOVEMBER
 
 
+def _empty_lake(target: Path) -> Settings:
+    """A warehouse of its own under `target`: an empty lake whose history a test fills (a lake
+    cannot be copied: its catalog names its data folder)."""
+    return Settings.resolve(BUNDLED_METADATA / "sources.toml", target / "warehouse", target)
+
+
+def _only(exports: Path, versions: list[str], target: Path) -> Path:
+    """A folder holding only these release folders of `exports`."""
+    for version in versions:
+        shutil.copytree(exports / version, target / version)
+    return target
+
+
 def test_history_hashes_each_new_release_once_and_known_ones_never(scenario, tmp_path, hashing):
-    database = tmp_path / "copy.duckdb"
-    shutil.copyfile(scenario.settings.database, database)
-    with duckdb.connect(str(database)) as con:
-        con.execute("DELETE FROM history.release_figures WHERE version <> ?", [JUNE])
-        con.execute("DELETE FROM history.releases WHERE version <> ?", [JUNE])
+    with connect(_empty_lake(tmp_path / "lake")) as con:
         hashing.folders.clear()
         hashing.hashes = 0
-        assert record_releases(con, scenario.settings.exports) == [NOVEMBER, NOVEMBER_1]
-        assert hashing.folders == [NOVEMBER, NOVEMBER_1]
-        assert hashing.hashes == 2 * len(EXPORT_FILES)
+        recorded = record_releases(con, scenario.settings.exports)
+        assert recorded == [JUNE, NOVEMBER, NOVEMBER_1]
+        assert hashing.folders == recorded
+        assert hashing.hashes == 3 * len(EXPORT_FILES)
         hashing.folders.clear()
         assert record_releases(con, scenario.settings.exports) == []
         assert hashing.folders == []
 
 
-def _history_rows(database: Path, version: str) -> tuple[list[tuple], list[tuple]]:
-    with duckdb.connect(str(database), read_only=True) as con:
-        release = con.execute("SELECT * FROM history.releases WHERE version = ?", [version])
+def _history_rows(settings: Settings, version: str) -> tuple[list[tuple], list[tuple]]:
+    with connect(settings, read_only=True) as con:
+        release = con.execute(
+            "SELECT * EXCLUDE (built_at) FROM history.releases WHERE version = ?", [version]
+        )
         releases = release.fetchall()
         figure = con.execute(
             "SELECT * FROM history.release_figures WHERE version = ? ORDER BY ALL", [version]
@@ -638,6 +642,7 @@ def test_history_records_what_a_publish_wrote_without_parsing_it_again(
     result = _publish_day(exports, read_release(exports / NOVEMBER_1), 1)
     assert result.written is not None
     assert result.written.files["inference.json"] == (result.path / "inference.json").read_bytes()
+    only = _only(exports, [result.version], tmp_path / "only")
     parsed: list[object] = []
 
     def counted(documents: object) -> object:
@@ -646,17 +651,16 @@ def test_history_records_what_a_publish_wrote_without_parsing_it_again(
 
     monkeypatch.setattr(history, "parse_release", counted)
     rows = {}
-    for how, written in (("written", {result.version: result.written}), ("read back", None)):
-        database = tmp_path / f"{how}.duckdb"
-        shutil.copyfile(scenario.settings.database, database)
+    for how, written in (("written", {result.version: result.written}), ("read-back", None)):
+        lake = _empty_lake(tmp_path / how)
         parsed.clear()
         hashing.folders.clear()
-        with duckdb.connect(str(database)) as con:
-            assert record_releases(con, exports, written=written) == [result.version]
+        with connect(lake) as con:
+            assert record_releases(con, only, written=written) == [result.version]
         assert hashing.folders == [result.version]
         assert len(parsed) == (0 if written else 1)
-        rows[how] = _history_rows(database, result.version)
-    assert rows["written"] == rows["read back"] and len(rows["written"][1]) > 0
+        rows[how] = _history_rows(lake, result.version)
+    assert rows["written"] == rows["read-back"] and len(rows["written"][1]) > 0
 
 
 def test_history_reads_back_a_folder_that_is_not_what_the_publish_wrote(scenario, tmp_path):
@@ -666,26 +670,24 @@ def test_history_reads_back_a_folder_that_is_not_what_the_publish_wrote(scenario
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
     documents = read_release(exports / NOVEMBER_1)
     first, second = _publish_day(exports, documents, 1), _publish_day(exports, documents, 2)
-    database = tmp_path / "copy.duckdb"
-    shutil.copyfile(scenario.settings.database, database)
-    damaged = tmp_path / "damaged"
-    shutil.copytree(exports, damaged, symlinks=True)
+    both = [first.version, second.version]
+    damaged = _only(exports, both, tmp_path / "damaged")
     (damaged / first.version / "inference.json").write_text("{}", encoding="utf-8")
-    with duckdb.connect(str(database)) as con:
+    lake = _empty_lake(tmp_path / "lake")
+    with connect(lake) as con:
         wrong = {first.version: second.written, second.version: first.written}
         assert record_releases(con, damaged, written={first.version: first.written}) == [
             second.version
         ]
         con.execute("DELETE FROM history.release_figures WHERE version = ?", [second.version])
         con.execute("DELETE FROM history.releases WHERE version = ?", [second.version])
-        assert record_releases(con, exports, written=wrong) == [first.version, second.version]
-    reference = tmp_path / "reference.duckdb"
-    shutil.copyfile(scenario.settings.database, reference)
-    with duckdb.connect(str(reference)) as con:
-        assert record_releases(con, exports) == [first.version, second.version]
-    for version in (first.version, second.version):
-        assert _history_rows(database, version) == _history_rows(reference, version)
-    releases, _ = _history_rows(database, first.version)
+        assert record_releases(con, _only(exports, both, tmp_path / "good"), written=wrong) == both
+    reference = _empty_lake(tmp_path / "reference")
+    with connect(reference) as con:
+        assert record_releases(con, tmp_path / "good") == both
+    for version in both:
+        assert _history_rows(lake, version) == _history_rows(reference, version)
+    releases, _ = _history_rows(lake, first.version)
     assert releases[0][1] == datetime(2026, 12, 1, tzinfo=UTC)  # its own data date
 
 
@@ -702,7 +704,7 @@ def test_history_rows_are_the_changelog_figures(scenario):
         if r["endpoint_id"] == GROQ_LLAMA and r["metric"] == "output_tokens_per_s"
         if r["source_id"] == AA_LLAMA
     )
-    assert groq["value"] == 333.0 and groq["is_headline"]
+    assert groq["value"] == 333.0 and groq["scope"] == "live" and groq["tier"] == "T1"
     assert groq["retrieved_at"] == datetime(2026, 11, 29, 12, tzinfo=UTC)
     assert groq["snapshot_id"].startswith(f"{AA_LLAMA}/20261129T120000Z-")
     headlines = [p for p in documents["inference.json"]["providers"] if p.get("headline")]
@@ -728,7 +730,7 @@ def test_one_publisher_at_a_time(scenario, tmp_path):
 
 
 def test_history_keeps_every_release_across_rebuilds(scenario):
-    with duckdb.connect(str(scenario.settings.database), read_only=True) as con:
+    with connect(scenario.settings, read_only=True) as con:
         rows = con.execute(
             "SELECT version, data_date, as_of, previous_version, snapshot_count, figures, "
             "content_hashes['inference.json'], summary FROM history.releases ORDER BY version"
@@ -741,7 +743,8 @@ def test_history_keeps_every_release_across_rebuilds(scenario):
         hashes = {r["path"]: r["hash"] for r in package["resources"]}
         assert june[6] == hashes["inference.json"]
         # the new Groq page replaced the snapshot the release cites for that source
-        assert newest[7] == "figures: 1 changed; 1 headline changed; 1 cited snapshot changed"
+        assert newest[7].startswith("figures: 2 changed; ")
+        assert newest[7].endswith("; 1 cited snapshot changed")
         counts = dict(
             con.execute(
                 "SELECT version, count(*) FROM history.release_figures GROUP BY ALL"
@@ -757,23 +760,17 @@ def test_history_keeps_every_release_across_rebuilds(scenario):
 
 
 def test_figure_history_shows_an_endpoint_over_releases_and_snapshots(scenario):
-    with duckdb.connect(str(scenario.settings.database), read_only=True) as con:
+    with connect(scenario.settings, read_only=True) as con:
         rows = con.execute(
             "SELECT record, release_version, value, source_id FROM mart.figure_history "
-            "WHERE endpoint_id = ? AND metric = 'output_tokens_per_s' AND scope = 'live_median' "
-            "AND tier = 'T1' ORDER BY at_time, record, release_version",
-            [GROQ_LLAMA],
+            "WHERE endpoint_id = ? AND metric = 'output_tokens_per_s' AND scope = 'live' "
+            "AND source_id = ? ORDER BY at_time, record, release_version",
+            [GROQ_LLAMA, AA_LLAMA],
         ).fetchall()
         releases = [(r[1], r[2]) for r in rows if r[0] == "release"]
         assert releases == [(JUNE, 322.0), (NOVEMBER, 321.0), (NOVEMBER_1, 333.0)]
         snapshots = [r[2] for r in rows if r[0] == "snapshot" and r[3] == AA_LLAMA]
         assert snapshots == [322.0, 321.0, 333.0]
-        uncommented = con.execute(
-            "SELECT table_name, column_name FROM duckdb_columns() "
-            "WHERE (schema_name = 'history' OR table_name = 'figure_history') "
-            "AND (comment IS NULL OR comment = '')"
-        ).fetchall()
-        assert uncommented == []
         tables = con.execute(
             "SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = 'history' "
             "UNION ALL SELECT view_name, comment FROM duckdb_views() "
@@ -783,133 +780,12 @@ def test_figure_history_shows_an_endpoint_over_releases_and_snapshots(scenario):
 
 
 def test_a_warehouse_that_missed_releases_catches_up_from_the_folders(scenario, tmp_path):
-    database = tmp_path / "copy.duckdb"
-    shutil.copyfile(scenario.settings.database, database)
-    with duckdb.connect(str(database)) as con:
-        con.execute("DELETE FROM history.release_figures WHERE version <> ?", [JUNE])
-        con.execute("DELETE FROM history.releases WHERE version <> ?", [JUNE])
+    with connect(_empty_lake(tmp_path / "lake")) as con:
         added = record_releases(con, scenario.settings.exports)
-        assert added == [NOVEMBER, NOVEMBER_1]
+        assert added == [JUNE, NOVEMBER, NOVEMBER_1]
         assert record_releases(con, scenario.settings.exports) == []
         built = con.execute(
             "SELECT built_at FROM history.releases WHERE version = ?", [NOVEMBER_1]
         ).fetchone()[0]
         mtime = (scenario.settings.exports / NOVEMBER_1).stat().st_mtime
         assert abs(built.timestamp() - mtime) < 1
-
-
-# --- the last release's digest (pipeline/release/digest.py) ------------------------------------
-
-
-FILES = [*EXPORT_FILES, publish.DATAPACKAGE]  # what a digest vouches for of its release
-
-
-def _publish_with(exports: Path, documents: dict, day: int, digest: Path | None):
-    stamp = {"data_date": f"2026-12-{day:02d}T00:00:00Z"}
-
-    def render(version: str) -> dict:
-        return {name: doc | {"version": version} | stamp for name, doc in documents.items()}
-
-    result = publish_release(exports, datetime(2026, 12, day, tzinfo=UTC), render, digest=digest)
-    assert result.published
-    return result
-
-
-def test_a_digest_gives_back_the_view_it_was_made_from(scenario, tmp_path):
-    folder = scenario.settings.exports / NOVEMBER_1
-    documents = read_release(folder)
-    view = view_of(documents)
-    path = tmp_path / LAST_RELEASE
-    digest.save(path, folder, FILES, documents, view)
-    kept = digest.load(path, scenario.settings.exports, FILES)
-    assert kept is not None and kept.version == NOVEMBER_1
-    assert kept.view == view  # tuple keys, nulls and floats as they were
-    assert kept.envelopes == digest.envelopes(documents)
-    assert all("providers" not in envelope for envelope in kept.envelopes.values())
-    assert kept.envelopes["inference.json"]["snapshots"] == documents["inference.json"]["snapshots"]
-
-
-def test_a_publish_compares_with_the_digest_and_writes_what_reading_the_release_gives(
-    scenario, tmp_path, hashing
-):
-    """The release published last is not read, hashed or parsed again: its digest stands in, and
-    the changelog is byte for byte the one a publish that reads the release writes."""
-    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
-    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
-    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    assert digest.load(path, exports, FILES).version == "2026.12.01"  # type: ignore[union-attr]
-    reading = tmp_path / "reading"
-    shutil.copytree(exports, reading, symlinks=True)  # other inodes: the digest is not theirs
-    later = read_release(exports / NOVEMBER)  # Groq's figure of June: a changed figure
-    hashing.folders.clear()
-    kept = _publish_with(exports, later, 2, path)
-    assert [f for f in hashing.folders if not f.startswith(".tmp-")] == []
-    read = _publish_with(reading, later, 2, None)
-    for name in (CHANGELOG_MD, "changes.json"):
-        assert (kept.path / name).read_bytes() == (read.path / name).read_bytes()
-    assert json.loads((kept.path / "changes.json").read_bytes())["figures"]["changed"]
-    assert kept.summary == read.summary and kept.previous == read.previous == "2026.12.01"
-    assert digest.load(path, exports, FILES).version == "2026.12.02"  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize(
-    "change", ["export edited", "garbage", "other code", "no files named", "a path", "none"]
-)
-def test_a_digest_that_does_not_describe_the_release_is_not_used(
-    scenario, tmp_path, hashing, change
-):
-    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
-    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
-    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    if change == "export edited":  # the same bytes written again: another modification time
-        target = exports / "2026.12.01" / "inference.json"
-        target.write_bytes(target.read_bytes())
-    elif change == "garbage":
-        path.write_bytes(b'{"format": 1, "version": "../2026.12.01"')
-    elif change == "other code":
-        record = json.loads(path.read_bytes())
-        path.write_text(json.dumps(record | {"code": "0" * 64}), encoding="utf-8")
-    elif change == "no files named":  # nothing to vouch for: not a digest of the release
-        record = json.loads(path.read_bytes())
-        path.write_text(json.dumps(record | {"files": {}}), encoding="utf-8")
-    elif change == "a path":  # the same folder, named by a path out of exports/ and back
-        record = json.loads(path.read_bytes())
-        version = f"../{exports.name}/2026.12.01"
-        path.write_text(json.dumps(record | {"version": version}), encoding="utf-8")
-    else:
-        path.unlink()
-    assert digest.load(path, exports, FILES) is None
-    later = read_release(exports / NOVEMBER)
-    hashing.folders.clear()
-    result = _publish_with(exports, later, 2, path)
-    assert hashing.folders[0] == "2026.12.01", hashing.folders  # read as before
-    assert result.previous == "2026.12.01"
-
-
-def test_a_release_damaged_after_its_digest_was_kept_is_passed_over(scenario, tmp_path, hashing):
-    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
-    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
-    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    (exports / "2026.12.01" / "model_platforms.json").write_text("{}", encoding="utf-8")
-    result = _publish_with(exports, read_release(exports / NOVEMBER), 2, path)
-    assert result.previous == NOVEMBER_1  # the damaged one is not compared with
-
-
-def test_a_build_keeps_the_digest_of_the_release_it_published(scenario):
-    kept = digest.load(scenario.settings.warehouse / LAST_RELEASE, scenario.settings.exports, FILES)
-    assert kept is not None and kept.version == latest_version(scenario.settings.exports)
-
-
-def test_a_digest_that_cannot_be_kept_costs_the_next_publish_a_read_not_the_release(
-    scenario, tmp_path, hashing
-):
-    exports, path = tmp_path / "exports", tmp_path / LAST_RELEASE
-    shutil.copytree(scenario.settings.exports, exports, symlinks=True)
-    leftover = tmp_path / f"{LAST_RELEASE}.999.tmp"  # a build killed while saving one
-    leftover.write_bytes(b"{")
-    _publish_with(exports, read_release(exports / NOVEMBER_1), 1, path)
-    assert not leftover.exists() and digest.load(path, exports, FILES) is not None
-    nowhere = tmp_path / "gone" / LAST_RELEASE  # a folder that is not there: the write fails
-    result = _publish_with(exports, read_release(exports / NOVEMBER), 2, nowhere)
-    assert result.published and (exports / "2026.12.02" / "changes.json").is_file()
-    assert not nowhere.exists()

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.normalise.reviewed import (
+from pipeline.sources.registry import load_registry
+from pipeline.sources.reviewed import (
     ReviewedFileError,
     ReviewedFiles,
     load_claims,
     load_platforms,
     unregistered_sources,
 )
-from pipeline.sources.registry import load_registry
 from pipeline.support.settings import BUNDLED_METADATA, Settings
 
 

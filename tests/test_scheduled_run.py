@@ -101,7 +101,7 @@ def _fresh(instance: dg.DagsterInstance, source: str) -> bool:
     return evaluation.passed
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.timeout(900)
 def test_a_scheduled_run_fetches_builds_and_publishes_then_a_quiet_tick_publishes_nothing(api):
     settings = _settings(api)

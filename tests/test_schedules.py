@@ -101,7 +101,10 @@ def test_a_cadence_left_out_of_the_table_has_no_schedule(tmp_path):
         ('daily = "0 0 30 2 *"', "[cadences] daily = '0 0 30 2 *' never fires"),
         ('daily = ""', "[cadences] daily = '' is not a cron string"),
         ("daily = 15", "[cadences] daily = '15' is not text (int)"),
-        ('hourly = "0 * * * *"', "[cadences] names unknown cadence 'hourly' (expected one of"),
+        (
+            'fortnightly = "0 0 * * 1"',
+            "[cadences] names unknown cadence 'fortnightly' (expected one of",
+        ),
     ],
 )
 def test_a_bad_cron_string_is_refused_at_load_naming_it(tmp_path, table, expected):
@@ -190,15 +193,16 @@ def test_due_sources_of_a_daily_tick(tmp_path):
     settings = _settings(tmp_path, text)
     store = SnapshotStore(settings.raw_dir)
     daily = [s.id for s in load_registry(settings.registry).values() if s.cadence == "daily"]
-    assert daily == ["artificial-analysis-api", "models-dev"]
+    assert daily == ["artificial-analysis-api", "models-dev", "vercel-ai-gateway-catalogue"]
     plan = due_sources(settings, TICK, "daily")
     assert plan.source_ids == daily and not plan.not_due  # no snapshot yet
     # models-dev fetched a minute after this tick; AA at the previous tick
     _snapshot(store, "models-dev", TICK + timedelta(minutes=1))
+    _snapshot(store, "vercel-ai-gateway-catalogue", TICK + timedelta(minutes=1))
     last = _snapshot(store, "artificial-analysis-api", TICK - timedelta(days=1, seconds=-20))
     plan = due_sources(settings, TICK + timedelta(minutes=2), "daily")
     assert plan.source_ids == ["artificial-analysis-api"]
-    assert [s.id for s in plan.not_due] == ["models-dev"]
+    assert [s.id for s in plan.not_due] == ["models-dev", "vercel-ai-gateway-catalogue"]
     # a fetch of AA since that found its bytes unchanged re-confirms it: not due
     record_outcome(
         settings.raw_dir,
@@ -225,8 +229,8 @@ def test_due_sources_of_a_daily_tick(tmp_path):
     # every cadence: the due sources of each (every source of the others has no snapshot)
     every = due_sources(settings, TICK + timedelta(minutes=4))
     assert "models-dev" not in every.source_ids and "openrouter-endpoints" in every.source_ids
-    with pytest.raises(RegistryError, match="cadence 'hourly' has no cron string"):
-        due_sources(settings, TICK, "hourly")
+    with pytest.raises(RegistryError, match="cadence 'fortnightly' has no cron string"):
+        due_sources(settings, TICK, "fortnightly")
 
 
 def test_a_half_hourly_source_fetched_at_the_last_tick_is_due_at_this_one(tmp_path):
@@ -240,6 +244,28 @@ def test_a_half_hourly_source_fetched_at_the_last_tick_is_due_at_this_one(tmp_pa
     assert due_sources(settings, late, "half_hourly").source_ids == ["openrouter-endpoints"]
     _snapshot(store, "openrouter-endpoints", late, b'{"later": 1}')
     assert due_sources(settings, late + timedelta(minutes=1), "half_hourly").source_ids == []
+
+
+def test_a_source_marked_unscheduled_is_never_due_and_the_hourly_tick_has_its_own(tmp_path):
+    """openrouter-frontend-stats (an undocumented API: scheduled = false) is never due, not even
+    without a snapshot; Vercel's hourly endpoint statistics are due at the hourly tick."""
+    settings = _settings(tmp_path, (BUNDLED_METADATA / "sources.toml").read_text("utf-8"))
+    sources = load_registry(settings.registry)
+    assert not sources["openrouter-frontend-stats"].scheduled
+    assert sources["openrouter-frontend-stats"].cadence == "half_hourly"
+    assert all(s.scheduled for s in sources.values() if s.id != "openrouter-frontend-stats")
+    tick = datetime(2026, 12, 1, 10, 10, tzinfo=UTC)
+    every = due_sources(settings, tick)
+    assert "openrouter-frontend-stats" not in every.source_ids + [s.id for s in every.not_due]
+    assert due_sources(settings, tick, "hourly").source_ids == ["vercel-ai-gateway-endpoints"]
+    assert load_crons(settings.registry)["hourly"] == "10 * * * *"
+    # enabled by its maintainer (the line removed): the half-hourly tick fetches it
+    enabled = settings.registry.read_text("utf-8").replace("scheduled = false\n", "")
+    settings.registry.write_text(enabled, encoding="utf-8")
+    assert due_sources(settings, tick, "half_hourly").source_ids == [
+        "openrouter-endpoints",
+        "openrouter-frontend-stats",
+    ]
 
 
 # --- a tick ------------------------------------------------------------------------------------
@@ -277,11 +303,11 @@ def test_a_tick_requests_a_refresh_run_tagged_with_the_warehouse(tmp_path, insta
 def test_a_tick_with_nothing_due_or_a_run_still_queued_is_skipped(tmp_path, instance):
     settings = _settings(tmp_path, BUNDLED_REGISTRY.read_text(encoding="utf-8"))
     store = SnapshotStore(settings.raw_dir)
-    for source_id in ("artificial-analysis-api", "models-dev"):
+    for source_id in ("artificial-analysis-api", "models-dev", "vercel-ai-gateway-catalogue"):
         _snapshot(store, source_id, TICK + timedelta(seconds=30))
     skipped = _tick(settings, instance, "daily", TICK + timedelta(minutes=1))
     assert isinstance(skipped, dg.SkipReason)
-    assert "no source of cadence daily is due (2 fetched since the last tick)" in (
+    assert "no source of cadence daily is due (3 fetched since the last tick)" in (
         skipped.skip_message or ""
     )
     waiting = create_run_for_test(

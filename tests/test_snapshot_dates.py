@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from http_fixtures import FaultServer, ok
 
-from pipeline.raw.fetch import FetchOptions, fetch_sources
+from pipeline.fetch import FetchOptions, fetch_sources
 from pipeline.raw.snapshots import (
     META_SUFFIX,
     SnapshotError,

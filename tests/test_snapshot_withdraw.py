@@ -139,3 +139,76 @@ def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(buil
     assert cli("build", *where).status == 0
     newest = json.loads((settings.exports / "2026.12.01" / "changes.json").read_text())
     assert not [n for n in newest.get("notes", []) if n["kind"] == "withdrawn"]
+
+
+def test_diff_and_releases_tell_a_removal_in_the_order_it_happened(built, tmp_path, cli):
+    """After `snapshot remove`, `speedbook diff` compared versions by their order (the release
+    without the snapshot, of an older data date, before the one it replaced: the change read
+    backwards) and `speedbook releases` compared that release with its same-date twin ("no
+    content changed"); the first removal's changelog said "first release", having passed over
+    the release that cited the withdrawn snapshot."""
+    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
+    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
+    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
+    store = SnapshotStore(settings.raw_dir)
+
+    def build() -> None:
+        result = cli("build", *where)
+        assert result.status == 0, result.out + result.err
+
+    def releases() -> list[dict]:
+        return json.loads(cli("releases", "--json", *where).out)
+
+    # 1. a snapshot the latest release cites, removed: the same data date, one source fewer
+    cited = store.latest("aa-kimi-k2-6")
+    assert cli("snapshot", "remove", "aa-kimi-k2-6", cited.file, *where).status == 0
+    build()
+    assert os.readlink(settings.exports / "latest") == "2026.11.29.1"
+    changes = json.loads((settings.exports / "2026.11.29.1" / "changes.json").read_text())
+    assert not changes["first_release"] and changes["from"]["version"] == "2026.11.29"
+    assert [s["id"] for s in changes["sources"]["removed"]] == ["aa-kimi-k2-6"]
+    diff = cli("diff", *where)
+    assert diff.out.startswith("# Speedbook 2026.11.29.1\n"), diff.out + diff.err
+    assert "Changes from release 2026.11.29 (data date 2026-11-29)" in diff.out
+    last = releases()[-1]
+    assert (last["version"], last["compared_with"]) == ("2026.11.29.1", "2026.11.29")
+    assert "sources: 1 removed" in last["summary"]
+
+    # 2. a later capture published, then removed: the release without it has an older date
+    page = tmp_path / "kimi.html"
+    page.write_text(KIMI_PAGE.replace("{speed}", "1,111"))
+    when = ["--retrieved-at", "2026-12-01"]
+    assert cli("snapshot", "add", "aa-kimi-k2-6", str(page), *when, *where).status == 0
+    build()
+    assert os.readlink(settings.exports / "latest") == "2026.12.01"
+    mistake = store.list("aa-kimi-k2-6")[-1]
+    assert cli("snapshot", "remove", "aa-kimi-k2-6", mistake.file, *where).status == 0
+    build()
+    assert os.readlink(settings.exports / "latest") == "2026.11.29.2"
+
+    diff = cli("diff", *where)
+    assert diff.status == 0, diff.err
+    assert diff.out.startswith("# Speedbook 2026.11.29.2\n")  # the newest publish, not 12.01
+    assert "Changes from release 2026.12.01 (data date 2026-12-01)" in diff.out
+    # the mistaken 1,111 goes, the compilation's figure is what is left (the right direction)
+    cerebras = "| Cerebras | Kimi K2.6 | standard | output_tokens_per_s | live_median | 1,111.0 "
+    assert cerebras in diff.out
+    assert "## Sources removed" in diff.out and "## Sources added" not in diff.out
+    rows = releases()
+    assert [r["version"] for r in rows] == [
+        "2026.11.29",
+        "2026.11.29.1",
+        "2026.12.01",
+        "2026.11.29.2",
+    ]
+    assert [r["compared_with"] for r in rows] == [
+        None,
+        "2026.11.29",
+        "2026.11.29.1",
+        "2026.12.01",
+    ]
+    assert rows[-1]["latest"] and "no content changed" not in rows[-1]["summary"]
+    assert rows[-1]["summary"].endswith("replaces release 2026.12.01 as latest")
+    table = cli("releases", *where).out.splitlines()
+    assert table[-3].startswith("2026.11.29.2 *") and "2026.12.01" in table[-3]

@@ -37,6 +37,7 @@ def _strings(model: type[pa.DataFrameModel]) -> list[Any]:
     found: list[Any] = [None, "", "x", "é", "👍🏽", "a" * 64, "b" * 63, "c" * 65, "http"]
     found += ["http://a.b", "https://a.b/c", "ftp://a", " http://a", "HTTP://A", "https://a\n"]
     found += ["2026-01", "2026-01-02", "2026-1-2", "2026-01-02T", "2026-01\n", "٢٠٢٦-01"]
+    found += ["0f8fad5b-d9cb-41ea-bb37-0242ac130003", "0F8FAD5B-D9CB-41EA-BB37-0242AC130003"]
     for column in model.to_schema().columns.values():
         for check in column.checks:
             found += list(check.statistics.get("allowed_values") or [])
@@ -51,6 +52,11 @@ def _numbers(model: type[pa.DataFrameModel], integer: bool) -> list[Any]:
         found += [math.nan, math.inf, -math.inf, -0.0, 1e-9, 0.5, 99.99, 100.5, 99_999.0, 1e300]
     for column in model.to_schema().columns.values():
         for check in column.checks:
+            found += [
+                v
+                for v in check.statistics.get("allowed_values") or ()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            ]
             for key in ("min_value", "max_value", "value"):
                 bound = check.statistics.get(key)
                 if isinstance(bound, int | float) and not isinstance(bound, bool):

@@ -74,6 +74,19 @@ def test_lists_timestamps_and_nulls_come_out_as_json_values(sql):
         "EXPLAIN SELECT * FROM mart.leaderboard",
         "FROM core.models LIMIT 1",
         "WITH t AS (SELECT 1 AS x) SELECT x FROM t;",
+        # a PIVOT whose columns DuckDB looks up first is several statements to it (a MULTI)
+        "PIVOT mart.leaderboard ON tier USING max(output_tokens_per_s) GROUP BY model_id",
+        "/* pivot */ PIVOT (FROM core.models) ON model_id USING count(*); -- done",
+        "WITH m AS (FROM core.models) PIVOT m ON model_id USING count(*)",
+        "SELECT * FROM (PIVOT core.models ON model_id USING count(*))",
+        "EXPLAIN PIVOT core.models ON model_id USING count(*)",
+        "EXPLAIN (FORMAT json) PIVOT core.models ON model_id USING count(*)",
+        "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b INTO NAME k VALUE v",
+        "VALUES (1, 'a'), (2, 'b')",
+        "TABLE core.models",
+        "SHOW ALL TABLES",
+        "EXPLAIN SUMMARIZE core.models",
+        "FROM core.models SELECT count(*)",
     ],
 )
 def test_reading_statements_run(sql, query):
@@ -103,6 +116,25 @@ def test_reading_statements_run(sql, query):
         ("PRAGMA import_database('/tmp')", "only the PRAGMAs that describe the schema"),
         ("   ", "the query is empty"),
         ("SELEC 1", "not valid SQL"),
+        # a write around a PIVOT is a MULTI too: refused by what it is, not let through
+        ("CREATE TABLE t AS PIVOT core.models ON model_id", "CREATE statements are refused"),
+        ("INSERT INTO core.models PIVOT core.models ON model_id", "INSERT statements are"),
+        (
+            "WITH m AS (FROM core.models) INSERT INTO core.models PIVOT m ON model_id",
+            "this statement is not a query and is refused",
+        ),
+        ("COPY (PIVOT core.models ON model_id) TO '/tmp/p.csv'", "COPY statements are refused"),
+        ("EXPLAIN CREATE TABLE t AS PIVOT core.models ON model_id", "CREATE statements are"),
+        ("EXPLAIN (ANALYZE) SELECT 1", "EXPLAIN (ANALYZE) runs the statement"),
+        ("EXPLAIN ANALYZE PIVOT core.models ON model_id", "EXPLAIN ANALYZE runs the statement"),
+        ("SET VARIABLE x = (PIVOT core.models ON model_id)", "SET statements are refused"),
+        # a write hidden after a ; or behind comments
+        ("PIVOT core.models ON model_id; DROP TABLE core.models", "got 2 (PIVOT; DROP)"),
+        ("SELECT 1; /* x */ DELETE FROM core.models -- y", "got 2 (SELECT; DELETE)"),
+        ("SELECT 1 -- ; DROP TABLE core.models\n; DROP TABLE core.models", "got 2"),
+        ("/* SELECT */ DROP TABLE core.models", "DROP statements are refused"),
+        ("-- SELECT 1\nCHECKPOINT", "CHECKPOINT statements are refused"),
+        ("/* x */ PRAGMA threads = 1", "only the PRAGMAs that describe the schema"),
     ],
 )
 def test_writing_and_other_statements_are_refused(sql, built, query, message):
@@ -177,6 +209,23 @@ def test_a_warehouse_being_written_is_reported(built, cli, tmp_path):
         writer.wait()
     assert result.status == 2
     assert "is locked by another process writing to it" in result.err
+
+
+def test_a_refusal_never_names_a_query_as_what_it_refuses():
+    """`speedbook sql` refused a PIVOT saying "SELECT statements are refused"."""
+    refused = [
+        "CREATE TABLE t AS PIVOT core.models ON model_id",
+        "COPY (PIVOT core.models ON model_id) TO '/tmp/p.csv'",
+        "WITH m AS (SELECT 1) INSERT INTO t PIVOT m ON x",
+        "UPDATE EXTENSIONS",
+        "VACUUM",
+    ]
+    queries = {"SELECT", "WITH", "FROM", "PIVOT", "VALUES", "TABLE", "DESCRIBE", "SHOW"}
+    for text in refused:
+        with pytest.raises(RefusedQuery) as error:
+            check_query(text)
+        named = str(error.value).split(" statements are refused", 1)[0]
+        assert named not in queries, error.value
 
 
 def test_check_query_uses_the_parser_not_keywords():

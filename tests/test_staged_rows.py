@@ -6,9 +6,9 @@ import shutil
 import duckdb
 import pytest
 
-from pipeline.extract.staging import staged_rows
 from pipeline.schema.staging import FRAMES
 from pipeline.support.settings import Settings
+from pipeline.warehouse.staging import staged_rows
 
 
 @pytest.fixture

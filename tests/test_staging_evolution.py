@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import lake_at
 
-from pipeline.extract.staging import ensure_staging
 from pipeline.schema.ddl import (
     columns,
     comment_statement,
@@ -17,7 +17,7 @@ from pipeline.schema.ddl import (
     sync_tables,
 )
 from pipeline.schema.staging import FRAMES
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.staging import ensure_staging
 
 FRAME = "catalogue_entries"
 SAMPLE = {"VARCHAR": "'x'", "DOUBLE": "1", "BIGINT": "1", "BOOLEAN": "false"}
@@ -65,7 +65,7 @@ def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:
 
 @pytest.fixture
 def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
-    with connect(tmp_path / "w.duckdb") as connection:
+    with lake_at(tmp_path / "w") as connection:
         yield connection
 
 
@@ -134,7 +134,7 @@ class _Recording:
 
 
 def test_comments_are_written_only_where_they_differ(tmp_path: Path) -> None:
-    with connect(tmp_path / "w.duckdb", read_only=False) as con:
+    with lake_at(tmp_path / "w") as con:
         con.execute("CREATE SCHEMA staging")
         first = _Recording(con)
         sync_tables(first, "staging", FRAMES)  # type: ignore[arg-type]

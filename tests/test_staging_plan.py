@@ -1,4 +1,4 @@
-"""Which stored snapshots the staging cache reads again (pipeline/extract/staging.py, _plan): a
+"""Which stored snapshots the staging cache reads again (pipeline/warehouse/staging.py, _plan): a
 file whose key is unchanged since it was read stays cached, unless its record now names other
 bytes (a sha256 edited by hand), its parser changed or its last read failed; a file touched
 since is hashed (same bytes: cached, its new key recorded). The compare runs in DuckDB against
@@ -13,7 +13,10 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
-from pipeline.extract.staging import (
+from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
+from pipeline.sources.registry import load_registry
+from pipeline.support.settings import BUNDLED_METADATA
+from pipeline.warehouse.staging import (
     ExtractReport,
     _extraction_row,
     _Job,
@@ -21,9 +24,6 @@ from pipeline.extract.staging import (
     _upsert_extractions,
     ensure_staging,
 )
-from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
-from pipeline.sources.registry import load_registry
-from pipeline.support.settings import BUNDLED_METADATA
 
 SOURCE = load_registry(BUNDLED_METADATA / "sources.toml")["models-dev"]
 VERSION = "1"

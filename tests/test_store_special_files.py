@@ -21,7 +21,7 @@ import pytest
 from conftest import BUNDLED_RAW, REPO_ROOT
 
 from pipeline.raw import snapshots
-from pipeline.raw.outcomes import LOG_NAME, read_outcomes, record_outcome
+from pipeline.raw.outcomes import OLD_LOG_NAME, log_path, read_outcomes, record_outcome
 from pipeline.raw.snapshots import META_SUFFIX, SnapshotDamaged, SnapshotStore
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -145,26 +145,29 @@ def test_a_fifo_or_link_as_the_listing_cache_is_ignored(tmp_path: Path) -> None:
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("kind", ["fifo", "link"])
 def test_an_outcome_log_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
-    log = tmp_path / "example-page" / LOG_NAME
-    log.parent.mkdir()
-    if kind == "fifo":
-        os.mkfifo(log)
-    else:
-        (tmp_path / "elsewhere.jsonl").write_text("")
-        log.symlink_to(tmp_path / "elsewhere.jsonl")
-    assert read_outcomes(tmp_path, "example-page") == []
+    raw = tmp_path / "raw"
+    # at the old place in the store (never adopted) and at its own place (never read)
+    for log in (raw / "example-page" / OLD_LOG_NAME, log_path(raw, "example-page")):
+        log.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "fifo":
+            os.mkfifo(log)
+        else:
+            (tmp_path / "elsewhere.jsonl").write_text("")
+            log.symlink_to(tmp_path / "elsewhere.jsonl")
+    assert read_outcomes(raw, "example-page") == []
     with pytest.raises(OSError, match=r"not a regular file|symbolic link"):
-        record_outcome(tmp_path, "example-page", "new", "stored x")
+        record_outcome(raw, "example-page", "new", "stored x")
 
 
 def test_a_long_outcome_log_is_read_from_its_end(tmp_path, monkeypatch) -> None:
     from pipeline.raw import outcomes
 
+    raw = tmp_path / "raw"
     for n in range(200):
-        record_outcome(tmp_path, "example-page", "unchanged", f"check {n}", at=WHEN)
-    record_outcome(tmp_path, "example-page", "failed", "HTTP 500", at=WHEN)
+        record_outcome(raw, "example-page", "unchanged", f"check {n}", at=WHEN)
+    record_outcome(raw, "example-page", "failed", "HTTP 500", at=WHEN)
     monkeypatch.setattr(outcomes, "MAX_LOG_BYTES", 4096)
-    records = read_outcomes(tmp_path, "example-page")
+    records = read_outcomes(raw, "example-page")
     assert 0 < len(records) < 201 and records[-1].detail == "HTTP 500"
 
 
@@ -182,9 +185,10 @@ def test_snapshot_list_sources_and_verify_finish_and_name_each_file(warehouse: P
     assert "aa-kimi-k2-6/" in listing.stdout
     assert fifo in listing.stderr and link in listing.stderr
 
-    (folder / LOG_NAME).unlink(missing_ok=True)
-    os.mkfifo(folder / LOG_NAME)
-    openrouter_log = warehouse / "raw" / "openrouter" / LOG_NAME
+    (folder / OLD_LOG_NAME).unlink(missing_ok=True)
+    os.mkfifo(folder / OLD_LOG_NAME)
+    openrouter_log = log_path(warehouse / "raw", "openrouter")
+    openrouter_log.parent.mkdir(parents=True, exist_ok=True)
     openrouter_log.unlink(missing_ok=True)
     openrouter_log.symlink_to("/dev/zero")
     sources = run_limited("sources", "--json", warehouse=warehouse)
@@ -214,7 +218,8 @@ def test_a_build_skips_them_and_publishes(warehouse: Path, tmp_path: Path) -> No
     data = folder / (newest.get("bytes_file") or newest["file"])
     data.unlink()
     data.symlink_to("/dev/zero")
-    log = warehouse / "raw" / "openrouter" / LOG_NAME  # the build reads every outcome log
+    log = log_path(warehouse / "raw", "openrouter")  # the build reads every outcome log
+    log.parent.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
     os.mkfifo(log)
     build = run_limited(

@@ -1,11 +1,11 @@
-"""strict_json.loads reads what json.loads reads, refuses a key given twice, and fails as json.loads
-fails: jiter reads first, the standard library decides whatever jiter refuses."""
+"""strict_json.loads reads JSON with jiter alone: a key given twice in one object is refused by
+name, anything that is not JSON fails with a ValueError naming where, and every document the
+standard library writes reads back as it was."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,56 +15,6 @@ from hypothesis import strategies as st
 from pipeline.support import strict_json
 
 
-def _standard(text: str | bytes) -> Any:
-    """The standard library's reading, with a hook that refuses a key given twice (written here
-    apart from the module's, as the reference it is held to)."""
-
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        if len({key for key, _ in pairs}) != len(pairs):
-            raise strict_json.DuplicateKey("?")
-        return dict(pairs)
-
-    return json.loads(text, object_pairs_hook=unique)
-
-
-def _outcome(loads: Callable[[str | bytes], Any], text: str | bytes) -> tuple[str, Any]:
-    """What `loads` makes of `text`: its document, or the kind of its failure (with the words of
-    bad JSON)."""
-    try:
-        return "ok", loads(text)
-    except strict_json.DuplicateKey:
-        return "twice", None
-    except RecursionError:
-        return "too deep", None
-    except ValueError as error:
-        return "bad", str(error)
-
-
-def _reference(text: str | bytes) -> tuple[str, Any]:
-    return _outcome(_standard, text)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal values of equal types; NaN equals NaN, 0.0 differs from -0.0."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or (
-            a == b and math.copysign(1, a) == math.copysign(1, b)
-        )
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
-
-
-def _agree(text: str | bytes) -> None:
-    (kind, value), (our_kind, ours) = _reference(text), _outcome(strict_json.loads, text)
-    assert our_kind == kind, text
-    assert _same(ours, value), text
-
-
 @pytest.mark.parametrize(
     ("text", "key"),
     [
@@ -72,66 +22,40 @@ def _agree(text: str | bytes) -> None:
         ('{"x": {"b": [1, {"c": 1, "c": 2}]}}', "c"),
         ('{"a": 1, "\\u0061": 2}', "a"),  # the same key, escaped
         ('{"é": 1, "\\u00e9": 2}', "é"),
-        ('{"a": 1, "b": "\\ud800", "a": 2}', "a"),  # jiter refuses the surrogate: json decides
     ],
 )
 def test_a_key_given_twice_is_refused_with_its_name(text: str, key: str) -> None:
-    with pytest.raises(strict_json.DuplicateKey) as raised:
-        strict_json.loads(text)
-    assert raised.value.key == key
-    assert isinstance(raised.value, ValueError)
-    with pytest.raises(strict_json.DuplicateKey):
-        strict_json.loads(text.encode())
+    for given_as in (text, text.encode()):
+        with pytest.raises(strict_json.DuplicateKey) as raised:
+            strict_json.loads(given_as)
+        assert raised.value.key == key and isinstance(raised.value, ValueError)
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "where"),
     [
-        '"\\ud800"',  # a lone surrogate escape: jiter refuses it, json reads it
-        "[" * 300 + "]" * 300,  # past jiter's nesting limit, within json's
-        "NaN",
-        "[-Infinity, Infinity]",
-        "1e400",
-        "18446744073709551616",  # beyond 64 bits: an int, not a float
-        "-0.0",
-        b'\xef\xbb\xbf{"a": 1}',  # bytes with a UTF-8 byte-order mark, as json.loads reads them
-        '{"a": [1, 2.5, "x", null, true]}'.encode("utf-16"),
+        ("", "line 1 column 0"),
+        ("[1,]", "trailing comma"),
+        ("{'a': 1}", "key must be a string"),
+        ('{"a": 1}x', "trailing characters"),
+        ("01", "invalid number"),
+        (b'"\xff"', "invalid unicode"),
+        ('"\\ud800"', "hex escape"),  # a lone surrogate: not text any source means
+        ("[" * 300 + "]" * 300, "recursion limit"),
+        ("[" * 100_000 + "]" * 100_000, "recursion limit"),  # a hostile depth: an error, no crash
     ],
 )
-def test_what_jiter_reads_otherwise_is_read_as_json_reads_it(text: str | bytes) -> None:
-    assert _reference(text)[0] == "ok"
-    _agree(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["", " ", "[1,]", "{'a': 1}", '{"a": 1}x', "01", '"\x01"', "\ufeff{}", b'"\xff"', "nul"],
-)
-def test_bad_json_fails_with_the_standard_librarys_words(text: str | bytes) -> None:
-    kind, words = _reference(text)
-    assert kind == "bad"
-    with pytest.raises(ValueError) as raised:
+def test_what_is_not_json_fails_saying_where(text: str | bytes, where: str) -> None:
+    with pytest.raises(ValueError, match=r"^not JSON: ") as raised:
         strict_json.loads(text)
-    assert str(raised.value) == words
+    assert where in str(raised.value)
+    assert not isinstance(raised.value, strict_json.DuplicateKey)
 
 
-def test_nesting_too_deep_for_either_is_a_recursion_error() -> None:
-    with pytest.raises(RecursionError):
-        strict_json.loads("[" * 100_000 + "]" * 100_000)
-
-
-_FRAGMENTS = [
-    "{", "}", "[", "]", ",", ":", " ", "\n", '"a"', '"b"', '"\\u0061"', '"\\ud800"', '"\\""',
-    '"é"', "1", "-0", "1e5", "1.5", "1E+2", "01", ".1", "1.", "+1", "-", "1e999",
-    "123456789012345678901234567890", "true", "false", "null", "nul", "NaN", "Infinity",
-    "\ufeff", '"\t"',
-]  # fmt: skip
-
-
-@settings(max_examples=1500, deadline=None)
-@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=10).map("".join))
-def test_any_text_reads_as_json_reads_it(text: str) -> None:
-    _agree(text)
+def test_large_and_special_numbers_read_as_python_reads_them() -> None:
+    assert strict_json.loads("18446744073709551616") == 2**64  # an int beyond 64 bits, exact
+    assert math.isinf(strict_json.loads("1e400"))
+    assert math.copysign(1.0, strict_json.loads("-0.0")) == -1.0
 
 
 _JSON = st.recursive(
@@ -139,7 +63,7 @@ _JSON = st.recursive(
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
+    | st.text(max_size=8).filter(lambda t: not any(0xD800 <= ord(c) <= 0xDFFF for c in t)),
     lambda children: (
         st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
     ),
@@ -147,11 +71,11 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_JSON, st.sampled_from([None, 2]), st.booleans())
 def test_any_document_reads_back_as_it_was_written(
     document: Any, indent: int | None, ascii_only: bool
 ) -> None:
     text = json.dumps(document, indent=indent, ensure_ascii=ascii_only)
-    assert _same(strict_json.loads(text), document)
-    _agree(text)
+    assert strict_json.loads(text) == document
+    assert strict_json.loads(text.encode()) == document

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from http_fixtures import FaultServer, ok, redirect
 
-from pipeline.raw.fetch import FetchOptions, fetch_sources
+from pipeline.fetch import FetchOptions, fetch_sources
 from pipeline.raw.snapshots import META_SUFFIX, SnapshotError, SnapshotStore
 from pipeline.release.exports import sanitise
 from pipeline.sources.registry import RegistryError, load_registry

@@ -3,6 +3,7 @@ import pytest
 from pipeline.normalise.variants import (
     QUANTIZATION_PRECISION,
     Variant,
+    has_size,
     parse_variant,
     precision_of_quantization,
 )
@@ -177,3 +178,90 @@ def test_the_quantization_table_is_also_what_labels_mean():
     assert parse_variant("model-nvfp4").precision == "fp4"
     assert parse_variant("model (MXFP8)").precision == "fp8"
     assert parse_variant("model (unknown)") == Variant("model (unknown)")  # not a marker
+
+
+@pytest.mark.parametrize(
+    ("label", "effort", "tokens"),
+    [
+        ("GPT-5 (minimal)", "minimal", ("minimal",)),
+        ("GPT-5.2 (xhigh)", "xhigh", ("xhigh",)),
+        ("GPT-5.5 (Non-reasoning)", "none", ("Non-reasoning",)),
+        ("GPT-5.4 mini (Non-Reasoning)", "none", ("Non-Reasoning",)),
+        ("Gemma 4 31B (Reasoning)", "reasoning", ("Reasoning",)),
+        ("DeepSeek V4 Pro (Thinking)", "reasoning", ("Thinking",)),
+        # a stated level refines reasoning on
+        ("DeepSeek V4 Flash (Reasoning, Max Effort)", "max", ("Reasoning", "Max Effort")),
+        ("DeepSeek V4 Flash (Reasoning, High Effort)", "high", ("Reasoning", "High Effort")),
+        ("Claude Opus 4.7 (Adaptive Reasoning, Max Effort)", "max", None),
+        # slug suffixes no model is named by
+        ("grok-4-fast-non-reasoning", "none", ("non-reasoning",)),
+        ("gpt-5.3-codex-xhigh", "xhigh", ("xhigh",)),
+        ("gpt-5-mini-minimal", "minimal", ("minimal",)),
+    ],
+)
+def test_every_effort_word_the_sources_use_is_read(label, effort, tokens):
+    variant = parse_variant(label)
+    assert variant.reasoning_effort == effort
+    assert effort in REASONING_EFFORTS
+    if tokens is not None:
+        assert variant.tokens == tokens
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        # non-reasoning at a stated effort: two settings, one dimension; not read
+        "Claude Sonnet 4.6 (Non-reasoning, Low Effort)",
+        # words that name models as slug suffixes or trailing words
+        "qwen3-max",
+        "mistral-medium",
+        "o4-mini-high",
+        "phi-4-reasoning",
+        "Grok 3 mini Reasoning",
+    ],
+)
+def test_effort_words_that_may_be_names_are_left_in_the_name(label):
+    assert parse_variant(label) == Variant(label)
+
+
+@pytest.mark.parametrize(
+    ("label", "base", "service_tier"),
+    [
+        ("meta-llama/Llama-3.3-70B-Instruct-Turbo", "meta-llama/Llama-3.3-70B-Instruct", "turbo"),
+        ("Llama 3.3 70B Turbo", "Llama 3.3 70B", "turbo"),
+        ("Qwen/Qwen3-32B-fast", "Qwen/Qwen3-32B", "fast"),
+        ("llama-3.1-8b-instruct-fast", "llama-3.1-8b-instruct", "fast"),
+        # no parameter count: the word names the model
+        ("gpt-4-turbo", "gpt-4-turbo", "standard"),
+        ("GPT-4 Turbo", "GPT-4 Turbo", "standard"),
+        ("grok-4-fast", "grok-4-fast", "standard"),
+        ("glm-5-turbo", "glm-5-turbo", "standard"),
+        ("Grok 4 Fast", "Grok 4 Fast", "standard"),
+    ],
+)
+def test_turbo_and_fast_are_tiers_only_after_a_parameter_count(label, base, service_tier):
+    variant = parse_variant(label)
+    assert (variant.base, variant.service_tier) == (base, service_tier)
+
+
+def test_a_provider_name_takes_any_tier_word():
+    assert parse_variant("Fireworks Fast", provider=True).service_tier == "fast"
+    assert parse_variant("DeepInfra Turbo", provider=True).service_tier == "turbo"
+
+
+@pytest.mark.parametrize(
+    ("text", "sized"),
+    [
+        ("Llama-3.3-70B-Instruct", True),
+        ("qwen2.5-1.5b", True),
+        ("Mixtral 8x22B", True),
+        ("Qwen3-30B-A3B", True),
+        ("gemma-3n-e4b", True),
+        ("Llama-4-Maverick-17B-128E", True),
+        ("gpt-4o", False),
+        ("phi-3-mini-128k", False),  # a context window, not a size
+        ("claude-3.5-sonnet", False),
+    ],
+)
+def test_has_size(text, sized):
+    assert has_size(text) is sized

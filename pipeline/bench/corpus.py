@@ -498,7 +498,8 @@ def write_metadata(spec: CorpusSpec, directory: Path) -> None:
         ),
     )
     _append_csv(
-        directory / "models.csv", ((f"bench-model-{m}", model_name(m), "", note) for m in models)
+        directory / "models.csv",
+        ((f"bench-model-{m}", model_name(m), "", "", note) for m in models),  # creator, family
     )
     # One alias covers the page heading ("Model 7"), the catalogue's "model-7" (same key) and the
     # compilation's labels; variant markers are read off before lookup.

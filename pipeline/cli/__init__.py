@@ -1,5 +1,6 @@
 """The `speedbook` command line. Each subcommand is a module of this package with
-`NAME`, `HELP`, `configure(parser)` and `run(args, settings) -> exit status`.
+`NAME`, `HELP`, `DESCRIPTION`, `EXAMPLES` (shown under its --help), `configure(parser)` and
+`run(args, settings) -> exit status`.
 
 Every command module is imported to build the parser, so each imports at its top only what
 `configure` needs and leaves the rest (Dagster, the release code) to `run`: `speedbook build`
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
-from pipeline.cli.quick_exit import exit_now, status_of
+from pipeline.cli.examples import with_examples
 from pipeline.support.errors import CommandError
 from pipeline.support.progress import log_to_stderr
 from pipeline.support.settings import Settings
@@ -34,6 +35,7 @@ COMMAND_MODULES = (
     "dictionary",
     "schemas",
     "validate",
+    "maintain",
     "bench",
 )
 
@@ -55,8 +57,15 @@ def _add_location_options(parser: argparse.ArgumentParser, *, nested: bool = Fal
         "--warehouse",
         metavar="DIR",
         default=default,
-        help="raw snapshots, DuckDB file, Dagster instance (default: $SPEEDBOOK_WAREHOUSE, "
+        help="raw snapshots, the lake, Dagster instance (default: $SPEEDBOOK_WAREHOUSE, "
         "else ./warehouse)",
+    )
+    group.add_argument(
+        "--snapshots",
+        metavar="DIR|S3URL",
+        default=default,
+        help="the snapshot store: a folder or s3://bucket/prefix, credentials from the AWS_* "
+        "variables (default: $SPEEDBOOK_SNAPSHOTS, else <warehouse>/raw)",
     )
     group.add_argument(
         "--exports",
@@ -87,25 +96,25 @@ def build_parser(commands: dict[str, ModuleType] | None = None) -> argparse.Argu
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module in commands.items():
         child = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        if hasattr(module, "EXAMPLES"):
+            with_examples(child, module.EXAMPLES)
         module.configure(child)
         _add_location_options(child)
     return parser
 
 
 def run() -> NoReturn:
-    """The `speedbook` command: `main`, then a quick exit (pipeline/cli/quick_exit.py)."""
-    try:
-        status = main()
-    except SystemExit as exit_:  # argparse: --help, usage errors
-        status = status_of(exit_.code)
-    exit_now(status)
+    """The `speedbook` command."""
+    sys.exit(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     commands = _load_commands()
     args = build_parser(commands).parse_args(argv)
     log_to_stderr()
-    settings = Settings.resolve(args.registry, args.warehouse, args.exports)
+    settings = Settings.resolve(
+        args.registry, args.warehouse, args.exports, snapshots=args.snapshots
+    )
     try:
         return int(commands[args.command].run(args, settings))
     except CommandError as error:

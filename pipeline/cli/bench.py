@@ -34,6 +34,12 @@ SCENARIOS = ("pages", "openrouter")
 DEFAULTS = {"pages": (300, 365), "openrouter": (400, 90)}
 
 
+EXAMPLES = (
+    "speedbook bench --days 30 --json bench-pages.json",
+    "speedbook bench --scenario openrouter --days 7 --polls-per-day 24",
+)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario", choices=SCENARIOS, default="pages", help="what to generate (default: pages)"

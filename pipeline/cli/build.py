@@ -1,7 +1,8 @@
 """`speedbook build`: materialise the whole asset graph in-process.
 
-Exit status: 0 built (or nothing new); 1 the build failed (nothing published, the warehouse as
-the last successful build left it), or with --live a source failed to fetch; 2 refused before
+Exit status: 0 built (or nothing new); 1 the build failed (nothing published; the warehouse as
+the last successful build left it, or, when only the release failed, with this build's core and
+mart), or with --live a source failed to fetch; 2 refused before
 starting (usage, nothing to read, the warehouse open for writing elsewhere); 3 another build
 holds the warehouse; 4 built, but a snapshot newer than the one its source is read from could
 not be used (rejected by its parser or its check, or damaged). A failed or partly failed build
@@ -19,10 +20,9 @@ from typing import TYPE_CHECKING
 from pipeline.raw.snapshots import TimeOutOfRange, parse_utc
 from pipeline.sources.registry import RegistryError, Source, load_registry
 from pipeline.support.errors import CommandError
-from pipeline.support.locking import LockBusy, warehouse_lock
+from pipeline.support.locking import LockBusy
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
-from pipeline.warehouse.swap import AS_OF_DATABASE, BuildRefused
 
 if TYPE_CHECKING:
     from pipeline.dagster.envelope import BuildOutcome
@@ -41,6 +41,12 @@ DESCRIPTION = (
     "snapshot could not be used (rejected or damaged: the summary names it)."
 )
 
+EXAMPLES = (
+    "speedbook build                    # offline, from the snapshots on disk",
+    "speedbook build --as-of 2026-06-30 # the dataset as it stood then",
+    "speedbook build --live --strict    # fetch every source first; no build if one fails",
+)
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -52,7 +58,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--live",
         action="store_true",
-        help="fetch every source first (as `speedbook fetch` does), then build",
+        help="fetch every source first (as `speedbook fetch` does), then build; not with --as-of",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -117,9 +123,22 @@ def parse_as_of(text: str | None) -> datetime | None:
         ) from None
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
-    from pipeline.dagster.envelope import execute
+AS_OF_WITH_LIVE = (
+    "--as-of and --live cannot go together: --as-of DATE builds the dataset as it stood on DATE "
+    "from the snapshots stored up to then, while --live first fetches the sources now, and "
+    "what it fetched would be left out of that build; run `speedbook fetch`, then "
+    "`speedbook build --as-of DATE`, if both are wanted"
+)
 
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipeline.dagster.envelope import BuildRefused, execute
+    from pipeline.warehouse.build_lock import build_lock
+    from pipeline.warehouse.connection import lake_of
+    from pipeline.warehouse.lake import LakeError
+
+    if args.live and args.as_of is not None:
+        raise CommandError(AS_OF_WITH_LIVE)
     as_of = parse_as_of(args.as_of)
     if as_of is not None and as_of > datetime.now(UTC) + timedelta(days=1):
         raise CommandError(f"--as-of {args.as_of!r} is in the future")
@@ -135,7 +154,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # No fetch for a build that could not start; then fetch without the lock, so a slow
             # source never holds the warehouse (a fetch only adds snapshots, as `fetch` does
             # beside a running build).
-            with warehouse_lock(settings.lock_file, args.wait):
+            with build_lock(settings, args.wait):
                 pass
             fetched = fetch_and_report(settings, None, strict=args.strict)
             fetch_failed = not fetched.ok
@@ -155,18 +174,26 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise CommandError(str(error), status=3) from None
     except BuildRefused as error:
         raise CommandError(str(error)) from None
+    except LakeError as error:
+        raise CommandError(str(error)) from None
     if not outcome.success:
         _summary(failure_summary(outcome, settings, sources))
         return 1
-    database = settings.warehouse / AS_OF_DATABASE if as_of else settings.database
     if outcome.skipped:
         print("nothing new: no snapshot, code or reviewed file changed since the last build")
         print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
     else:
         print(f"build finished in {outcome.wall_seconds:.1f} s (Dagster run {outcome.run_id})")
-        print(f"  warehouse: {database}")
+        lake = lake_of(settings).describe()
+        if as_of:
+            print(f"  warehouse: {lake} unchanged (an --as-of build publishes a release only)")
+        else:
+            print(f"  warehouse: {lake}, snapshot {outcome.lake_snapshot}")
         print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
-        print(f"  Dagster instance: {settings.dagster_home} (open it with `speedbook ui`)")
+        where = " (its storage in PostgreSQL)" if settings.dagster_storage else ""
+        print(f"  Dagster instance: {settings.dagster_home}{where} (open it with `speedbook ui`)")
+        if outcome.names:
+            print(f"  {outcome.names}")
     if outcome.not_used:
         _summary(unused_summary(outcome, sources))
     if fetch_failed:
@@ -231,9 +258,12 @@ def failure_summary(
     outcome: BuildOutcome, settings: Settings, sources: dict[str, Source]
 ) -> list[str]:
     """At most about ten lines: what failed, with its fix, and where the whole log is."""
-    lines = [
-        "build failed: nothing published; the warehouse is as the last successful build left it"
-    ]
+    warehouse = (
+        f"the warehouse holds this build's core and mart (lake snapshot {outcome.lake_snapshot})"
+        if outcome.lake_snapshot is not None
+        else "the warehouse is as the last successful build left it"
+    )
+    lines = [f"build failed: nothing published; {warehouse}"]
     for problem in outcome.problems[:3]:
         lines.append(f"{problem.what}: {problem.message}")
         if problem.message.startswith("not published (--strict)"):

@@ -1,4 +1,5 @@
-"""`speedbook dictionary [--check]`: write (or check) sql/DATA_DICTIONARY.md from the comments."""
+"""`speedbook dictionary [--check]`: write (or check) docs/data-dictionary.md from the code's
+descriptions of every relation of the built warehouse."""
 
 from __future__ import annotations
 
@@ -9,12 +10,19 @@ from pipeline.cli.generated import bring_up_to_date
 from pipeline.support.settings import DICTIONARY_PATH, Settings
 
 NAME = "dictionary"
-HELP = "write the data dictionary (sql/DATA_DICTIONARY.md) from the warehouse's comments"
+HELP = "write the data dictionary (docs/data-dictionary.md) of the built warehouse"
 DESCRIPTION = (
-    "Render every core table and mart view with its columns, from the comments the code puts "
-    "in the warehouse (Pandera descriptions, COMMENT ON in sql/mart), and write it as markdown. "
-    "Needs no build: the schema is created in memory. With --check, write nothing and exit 1 "
-    "when the file is out of date."
+    "Render every relation of the warehouse (mart, core, staging, history) with its columns and "
+    "types, described by the code's one description of each (the Pandera models, the mart's "
+    "registry in pipeline/schema/mart.py, the history tables' comments), and write it as "
+    "markdown. Reads the last completed build: run `speedbook build` first. With --check, write "
+    "nothing and exit 1 when the file is out of date."
+)
+
+
+EXAMPLES = (
+    "speedbook dictionary           # rewrite docs/data-dictionary.md",
+    "speedbook dictionary --check   # in CI: exit 1 if it is out of date",
 )
 
 
@@ -29,13 +37,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         type=Path,
         default=DICTIONARY_PATH,
-        help="where the dictionary lives (default: sql/DATA_DICTIONARY.md)",
+        help="where the dictionary lives (default: docs/data-dictionary.md)",
     )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     path: Path = args.output
-    from pipeline.warehouse.dictionary import current_dictionary  # pandas, Pandera: only when used
+    from pipeline.cli.sql import open_lake  # pandas, Pandera: only when used
+    from pipeline.warehouse.dictionary import render_dictionary
 
-    outdated = bring_up_to_date(path, current_dictionary(), check=args.check, command=NAME)
+    with open_lake(settings) as con:
+        text = render_dictionary(con)
+    outdated = bring_up_to_date(path, text, check=args.check, command=NAME)
     return 1 if outdated else 0

@@ -11,7 +11,7 @@ from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
 
 if TYPE_CHECKING:
-    from pipeline.raw.fetch import FetchReport
+    from pipeline.fetch import FetchReport
 
 NAME = "fetch"
 HELP = "fetch sources from the web and store what changed as new snapshots"
@@ -20,9 +20,17 @@ DESCRIPTION = (
     "bytes are new as a snapshot (obtained_by=fetched); a poll source (one request per model) "
     "stores its round of responses as one bundle. API keys come from the environment variables "
     "the registry names and are never stored. Each source ends as new, unchanged, not_modified, "
-    "skipped: <reason> (its API key is not set) or failed: <reason>, recorded in "
-    "<warehouse>/raw/<source_id>/_outcomes.jsonl. A failed source keeps its last good snapshot. "
+    "skipped: <reason> (its API key is not set) or failed: <reason>, recorded in its fetch log "
+    "<warehouse>/state/fetch/<source_id>.jsonl (not part of the snapshot store). A failed source "
+    "keeps its last good snapshot. When no host can be reached, the fetch says once that the "
+    "network looks unreachable and ends. "
     "Exit status 0 when nothing failed (skipped is no failure), 1 when any source failed."
+)
+
+EXAMPLES = (
+    "speedbook fetch                            # every source",
+    "speedbook fetch openrouter models-dev      # only these",
+    "OPENROUTER_API_KEY=... speedbook fetch openrouter-endpoints",
 )
 
 
@@ -48,7 +56,7 @@ def fetch_and_report(
     settings: Settings, source_ids: list[str] | None, *, strict: bool
 ) -> FetchReport:
     """Fetch, print the outcome table and summary; shared by `fetch` and `build --live`."""
-    from pipeline.raw.fetch import FetchError, fetch_sources  # httpx only when fetching
+    from pipeline.fetch import FetchError, fetch_sources  # httpx only when fetching
 
     try:
         result = fetch_sources(settings, source_ids or None, strict=strict)

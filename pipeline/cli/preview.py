@@ -15,11 +15,18 @@ from pipeline.support.settings import Settings
 NAME = "preview"
 HELP = "render a release's preview page (index.html) from its exports"
 DESCRIPTION = (
-    "Render the self-contained preview page of a release (headline throughput bars, live versus "
-    "record claims, platforms, edge catalogue) from the release's inference.json, "
-    "model_platforms.json and inference_catalog.json. The release is checked first: every "
-    "export present and matching the sha256 in its datapackage.json, and valid against its "
-    "schema. Writes to stdout unless --output is given."
+    "Render the self-contained preview page of a release (headline throughput bars, endpoints "
+    "by model with percentile strips, sparklines and latency charts, live versus record claims, "
+    "platforms, edge catalogue) from the release's inference.json, model_platforms.json and "
+    "inference_catalog.json, and the history in its parquet/history/ (docs/preview.md). The "
+    "release is checked first: every export present and matching the sha256 in its "
+    "datapackage.json, and valid against its schema. Writes to stdout unless --output is given."
+)
+
+
+EXAMPLES = (
+    "speedbook preview -o preview.html                  # the latest release",
+    "speedbook preview exports/2026.06.28 > june.html",
 )
 
 
@@ -41,22 +48,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def read_release(directory: Path) -> dict[str, dict[str, Any]]:
     """The three exports of a release folder: complete (publish.read_release checks the files
-    against datapackage.json, as `diff` and `releases` do) and valid against today's schemas."""
+    against datapackage.json, as `diff` and `releases` do), read in today's shape when an earlier
+    schema version wrote them (contract/legacy.py), and valid against today's schemas."""
     if not directory.is_dir():
         raise CommandError(f"{directory}: no such release folder (run `speedbook build` first)")
     from pipeline.release import publish
+    from pipeline.release.contract.legacy import upgrade
     from pipeline.release.contracts import problems
 
     try:
         documents = publish.read_release(directory)
     except publish.ReleaseDamaged as error:
         raise CommandError(f"damaged release: {error}") from None
+    upgraded = {}
     for name, document in documents.items():
-        # a release published under an older schema version may not match the current schemas
-        found = problems(name, document, limit=1)
+        upgraded[name] = upgrade(name, document) if isinstance(document, dict) else document
+        found = problems(name, upgraded[name], limit=1)
         if found:
             raise CommandError(f"{directory / name}: does not match its schema: {found[0]}")
-    return documents
+    return upgraded
 
 
 def _write(path: Path, text: str) -> None:
@@ -79,8 +89,14 @@ def _write(path: Path, text: str) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     directory = args.release if args.release is not None else settings.exports / "latest"
     from pipeline.release.preview import render_preview
+    from pipeline.release.preview_history import HistoryUnreadable, read_history
 
-    page = render_preview(read_release(directory))
+    documents = read_release(directory)
+    try:
+        history = read_history(directory)
+    except HistoryUnreadable as error:
+        raise CommandError(f"damaged release: {error}") from None
+    page = render_preview(documents, history=history)
     if args.output in (None, "-"):
         sys.stdout.write(page)
         return 0

@@ -1,5 +1,6 @@
-"""`speedbook resolve provider|model TEXT...`: how raw names resolve through the alias tables;
-`speedbook resolve --pending`: the unreviewed entities a build kept, for a reviewer."""
+"""`speedbook resolve provider|model TEXT...`: how raw names resolve through the alias tables and
+the identity rules; `speedbook resolve --pending`: the unreviewed entities a build kept, each with
+the spellings the rules put together and the known entities closest to it, for a reviewer."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.cli.tables import render_table
 from pipeline.normalise.entities import KINDS, UNRESOLVED, AliasError, Resolution, Resolver
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
@@ -18,31 +18,36 @@ HELP = "show which provider or model (and variant) raw names resolve to"
 # Line breaks are kept as written (RawDescriptionHelpFormatter, for the examples).
 DESCRIPTION = """\
 Resolve raw provider or model names the way the build does. Variant markers (precision,
-service tier, reasoning effort) are read off the label; the rest must match a reviewed alias
-in pipeline/metadata/*_aliases.csv exactly (case, spaces, '-' and '_' aside), or, for a
-path-like id, its last segment without a ':<version>' suffix. Nothing is guessed: a name that
-matches no alias is unresolved, with close ids as suggestions. With --stable, the names are
-read as a source's stable ids (OpenRouter slugs, models.dev ids): one no alias knows is an
-unreviewed entity under its normalised slug, as the build keeps it.
+service tier, reasoning effort) and a Bedrock region are read off the label; the rest must
+match a reviewed alias in pipeline/metadata/*_aliases.csv exactly (case, spaces, '-' and '_'
+aside), on the label, its last path segment or its identity spelling (vendor, platform and
+region prefixes and version suffixes removed), or have the identity key of a reviewed entity
+(word order, punctuation and glue aside: "Llama 3.3 Instruct 70B" is llama-3.3-70b-instruct).
+Nothing is guessed: a name that matches nothing is unresolved, with close ids as suggestions.
+With --stable, the names are read as a source's stable ids (OpenRouter slugs, models.dev ids):
+one nothing resolves is an unreviewed entity under its identity spelling, as the build keeps it
+(a build gives every spelling with one identity key one id). docs/identity.md has the rules.
 
 Prints one JSON object per name, one per line. Exits 0 when every name resolved, 1 otherwise,
 2 when the alias tables are broken.
 
 --pending lists the unreviewed entities the last build kept (mart.unreviewed_entities in the
-warehouse), most cited first, each with close reviewed ids as suggestions: confirm them in
-batches by adding alias rows (an alias of an existing entity), or rows to providers.csv /
-models.csv (a new reviewed entity, under the same id)."""
+warehouse), most cited first, each with the spellings the identity rules put together under it
+(and the sources of each) and the known entities closest to it, ranked: confirm them in batches
+by adding alias rows (an alias of an existing entity), or rows to providers.csv / models.csv (a
+new reviewed entity, under the same id)."""
 EPILOG = """examples:
   speedbook resolve provider "DeepInfra (Turbo, FP8)" "Together AI" Cerebas
   speedbook resolve model "gpt-oss-120B (high)" @cf/meta/llama-3.3-70b-instruct-fp8-fast
   speedbook resolve model "Llama 3.3 70B" --metadata /path/to/copy/of/metadata
+  speedbook resolve model "Llama 3.3 Instruct 70B" us.meta.llama3-3-70b-instruct-v1:0
   speedbook resolve model deepseek/deepseek-v4-flash --stable
   speedbook resolve --pending --limit 20
 
 output (one line per name):
   {"input": "DeepInfra (Turbo, FP8)", "status": "resolved", "provider_id": "deepinfra",
-   "precision": "fp8", "service_tier": "turbo", "reasoning_effort": null,
-   "rule": "alias 'DeepInfra'", "suggestions": []}
+   "precision": "fp8", "service_tier": "turbo", "reasoning_effort": null, "family": null,
+   "region": null, "rule": "alias 'DeepInfra'", "suggestions": []}
 
 To make an unresolved name resolve, add a reviewed row to provider_aliases.csv or
 model_aliases.csv (alias,id,notes) and run this command again."""
@@ -87,6 +92,8 @@ def resolution_record(kind: str, resolution: Resolution) -> dict[str, object]:
         "precision": resolution.precision,
         "service_tier": resolution.service_tier,
         "reasoning_effort": resolution.reasoning_effort,
+        "family": resolution.family,
+        "region": resolution.region,
         "rule": resolution.rule,
         "suggestions": list(resolution.suggestions),
     }
@@ -100,32 +107,52 @@ def _reported(resolver: Resolver, kind: str, resolution: Resolution) -> Resoluti
 
 
 def pending(settings: Settings, resolver: Resolver, limit: int) -> list[dict[str, object]]:
-    """The unreviewed entities of the warehouse's last build, most cited first, with the
-    reviewed ids closest to their name or id."""
+    """The unreviewed entities of the warehouse's last build, most cited first, grouped with
+    their spellings and ranked candidates (review.pending_groups)."""
     from pipeline.cli.sql import Limits, open_read_only
+    from pipeline.normalise.review import pending_groups  # pandas: only when used
 
-    with open_read_only(settings.database, Limits()) as con:
-        rows = con.execute(
+    with open_read_only(settings, Limits()) as con:
+        entities = con.execute(
             "SELECT kind, entity_id, name, named_by, citations FROM mart.unreviewed_entities "
-            "ORDER BY citations DESC, kind, entity_id LIMIT ?",
-            [limit],
-        ).fetchall()
-    found = []
-    for kind, entity_id, name, named_by, citations in rows:
-        suggestions = list(
-            dict.fromkeys(resolver.suggest(kind, name) + resolver.suggest(kind, entity_id))
+            "ORDER BY citations DESC, kind, entity_id"
+        ).df()
+        spellings = con.execute(
+            "SELECT kind, entity_id, label, sources FROM core.labels WHERE status = 'unreviewed'"
+        ).df()
+    groups = pending_groups(
+        entities,
+        spellings,
+        {kind: resolver.reviewed_keys(kind) for kind in KINDS},
+        shown=limit,
+    )
+    for group in groups:
+        group["suggestions"] = [candidate["id"] for candidate in group["candidates"]]
+    return groups
+
+
+SHOWN_SPELLINGS = 8  # per entity in the text listing; --json has them all
+
+
+def render_groups(groups: list[dict[str, object]]) -> str:
+    """The pending entities as blocks: the entity, then the spellings the rules put together
+    under it (with their sources), then its ranked candidates."""
+    lines: list[str] = []
+    for group in groups:
+        spellings = group["spellings"]
+        candidates = group["candidates"]
+        assert isinstance(spellings, list) and isinstance(candidates, list)
+        lines.append(
+            f"{group['kind']} {group['id']}  {group['name']!r}  "
+            f"{group['citations']:,} citations  named by {group['named_by'] or '-'}"
         )
-        found.append(
-            {
-                "kind": kind,
-                "id": entity_id,
-                "name": name,
-                "citations": citations,
-                "named_by": named_by,
-                "suggestions": suggestions[:3],
-            }
-        )
-    return found
+        shown = [f"{s['label']} [{s['sources']}]" for s in spellings[:SHOWN_SPELLINGS]]
+        if len(spellings) > SHOWN_SPELLINGS:
+            shown.append(f"and {len(spellings) - SHOWN_SPELLINGS} more")
+        lines.append(f"  spelt:      {' | '.join(shown) or '-'}")
+        ranked = [f"{c['id']} {c['score']:.2f} ({c['reason']})" for c in candidates]
+        lines.append(f"  candidates: {' | '.join(ranked) or 'none'}")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -143,12 +170,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             for row in rows:
                 print(json.dumps(row, ensure_ascii=False))
         else:
-            columns = ("kind", "id", "name", "citations", "named_by", "suggestions")
-            table = [
-                [row[c] if c != "suggestions" else ", ".join(row[c]) for c in columns]
-                for row in rows
-            ]
-            print(render_table(columns, table))
+            print(render_groups(rows))
             print(f"\n{len(rows)} unreviewed entit{'y' if len(rows) == 1 else 'ies'} shown")
         return 0
     if args.kind is None or not args.texts:

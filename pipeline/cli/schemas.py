@@ -9,11 +9,17 @@ from pipeline.cli.generated import bring_up_to_date
 from pipeline.support.settings import SCHEMAS_DIR, Settings
 
 NAME = "schemas"
-HELP = "write the exports' JSON Schemas (pipeline/release/schemas/) from the contract's models"
+HELP = "write the exports' JSON Schemas (schemas/) from the contract's models"
 DESCRIPTION = (
     "Generate the JSON Schema (draft 2020-12) of each export from its model in "
-    "pipeline/release/contract/ and write it to pipeline/release/schemas/. With --check, write "
+    "pipeline/release/contract/ and write it to schemas/. With --check, write "
     "nothing and exit 1 when a committed schema differs from what the models give."
+)
+
+
+EXAMPLES = (
+    "speedbook schemas              # rewrite pipeline/release/schemas/*.schema.json",
+    "speedbook schemas --check      # in CI: exit 1 if one is out of date",
 )
 
 
@@ -28,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         type=Path,
         default=SCHEMAS_DIR,
-        help="the folder of the schema files (default: pipeline/release/schemas)",
+        help="the folder of the schema files (default: schemas)",
     )
 
 

@@ -13,12 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from pipeline.cli.examples import with_examples
 from pipeline.raw.snapshots import (
     MAX_SNAPSHOT_BYTES,
-    SnapshotDamaged,
     SnapshotError,
     SnapshotMeta,
-    SnapshotStore,
     TimeOutOfRange,
     check_source_id,
     format_utc,
@@ -27,8 +26,10 @@ from pipeline.raw.snapshots import (
     sha256_hex,
     snapshot_file_name,
 )
+from pipeline.raw.store import Store, is_local, open_store, verify
 from pipeline.sources.formats import EXTENSION_CONTENT_TYPES, FORMATS
 from pipeline.sources.registry import RegistryError, Source, load_registry
+from pipeline.sources.suggest import did_you_mean, unknown_sources
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
 from pipeline.support.sizes import format_size
@@ -37,11 +38,34 @@ from pipeline.support.text import url_for_message, url_problem
 NAME = "snapshot"
 HELP = "add a page captured by hand, list, verify or withdraw stored snapshots"
 DESCRIPTION = (
-    "Manage the raw snapshot store under <warehouse>/raw. `add` stores a file a maintainer "
-    "captured by hand (obtained_by=manual) once its source's parser reads it; identical bytes "
-    "for a source are stored once. `remove` withdraws a snapshot stored by mistake (its bytes "
-    "stay, no later build uses it)."
+    "Manage the raw snapshot store: <warehouse>/raw, or the folder or s3://bucket/prefix "
+    "--snapshots or $SPEEDBOOK_SNAPSHOTS names (S3 credentials from the AWS_* variables). "
+    "`add` stores a file a maintainer captured by hand (obtained_by=manual) once its source's "
+    "parser reads it; identical bytes for a source are stored once. `remove` withdraws a "
+    "snapshot stored by mistake (its bytes stay, no later build uses it)."
 )
+EXAMPLES = (
+    "speedbook snapshot list aa-kimi-k2-6",
+    "speedbook snapshot add aa-kimi-k2-6 page.html --retrieved-at 2026-11-30T06:00:00Z",
+    "speedbook snapshot remove aa-kimi-k2-6 20261130T060000Z-45061be0552a.html --reason typo",
+    "speedbook snapshot verify",
+)
+ACTION_EXAMPLES = {
+    "add": (
+        "speedbook snapshot add aa-kimi-k2-6 page.html --retrieved-at 2026-11-30T06:00:00Z "
+        '--note "saved from the browser"',
+        "speedbook snapshot add openrouter models.json --url https://openrouter.ai/api/v1/models",
+    ),
+    "list": (
+        "speedbook snapshot list                  # every source, oldest first",
+        "speedbook snapshot list aa-kimi-k2-6",
+    ),
+    "verify": ("speedbook snapshot verify",),
+    "remove": (
+        "speedbook snapshot remove aa-kimi-k2-6 20261130T060000Z-45061be0552a.html "
+        '--reason "a typo in the capture"',
+    ),
+}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +111,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="its file name or id, as `snapshot list` prints it (SOURCE_ID/FILE)",
     )
     remove.add_argument("--reason", default="", help="why, kept in the withdrawal record")
+    for action, examples in ACTION_EXAMPLES.items():
+        with_examples(actions.choices[action], examples)
 
 
 def _source(settings: Settings, source_id: str) -> Source:
@@ -95,7 +121,7 @@ def _source(settings: Settings, source_id: str) -> Source:
     except RegistryError as error:
         raise CommandError(str(error)) from None
     if source_id not in sources:
-        raise CommandError(f"unknown source id {source_id!r} (see `speedbook sources`)")
+        raise CommandError(unknown_sources([source_id], sources))
     return sources[source_id]
 
 
@@ -123,7 +149,14 @@ def _open_capture(path: Path) -> Iterator[BinaryIO]:
         yield reader
 
 
-def _report_cleaned(store: SnapshotStore) -> None:
+def _open(settings: Settings) -> Store:
+    try:
+        return open_store(settings.snapshot_store)
+    except SnapshotError as error:
+        raise CommandError(f"--snapshots: {error}") from None
+
+
+def _report_cleaned(store: Store) -> None:
     for path in store.cleaned:
         print(f"removed a temporary file a killed writer left: {path}", file=sys.stderr)
 
@@ -157,8 +190,8 @@ def _check_parses(
 ) -> None:
     """Refuse bytes the source's parser rejects, with the parser's own message."""
     from pipeline.extract import PARSERS
-    from pipeline.extract.staging import parse_problem
-    from pipeline.normalise.reviewed import ReviewedFiles
+    from pipeline.sources.reviewed import ReviewedFiles
+    from pipeline.warehouse.staging import parse_problem
 
     digest = sha256_hex(data)
     extension = FORMATS[source.format].extension_for(content_type)
@@ -195,12 +228,11 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
     if problem:
         raise CommandError(f"--url {url_for_message(url)} {problem}")
     spec = FORMATS[source.format]
-    content_type = (
-        args.content_type
-        or mimetypes.guess_type(args.file.name)[0]
-        or EXTENSION_CONTENT_TYPES[spec.extension]
-    )
-    store = SnapshotStore(settings.raw_dir)
+    guessed, encoding = mimetypes.guess_type(args.file.name)
+    if encoding is not None:  # 'x.json.gz' holds gzip bytes, whatever is inside them
+        guessed = "application/gzip" if encoding == "gzip" else "application/octet-stream"
+    content_type = args.content_type or guessed or EXTENSION_CONTENT_TYPES[spec.extension]
+    store = _open(settings)
     with _open_capture(args.file) as reader:
         if not args.force:
             # read as a build would read it (whole, in memory): refused before anything is stored
@@ -234,23 +266,37 @@ def add(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _listed_source(settings: Settings, source_id: str) -> str:
-    """A source id to list: a slug (never a path), with a folder in the store or in the registry.
-    A snapshot folder is enough, so a source removed from the registry can still be listed."""
+def _listed_source(settings: Settings, store: Store, source_id: str) -> str:
+    """A source id to list: a slug (never a path), with snapshots in the store (a folder, for
+    the local store) or in the registry. Snapshots are enough, so a source removed from the
+    registry can still be listed."""
     try:
         check_source_id(source_id)
     except SnapshotError as error:
-        raise CommandError(str(error)) from None
-    if not (settings.raw_dir / source_id).is_dir():
+        try:
+            hint = did_you_mean(source_id, load_registry(settings.registry))
+        except RegistryError:
+            hint = ""
+        raise CommandError(f"{error}{hint}") from None
+    if is_local(store):
+        present = (settings.raw_dir / source_id).is_dir()
+    else:
+        present = bool(store.list(source_id, errors=[], include_withdrawn=True))
+    if not present:
         _source(settings, source_id)  # unknown: a clear error rather than an empty listing
     return source_id
 
 
 def listing(args: argparse.Namespace, settings: Settings) -> int:
-    source_id = None if args.source_id is None else _listed_source(settings, args.source_id)
     errors: list[str] = []
-    store = SnapshotStore(settings.raw_dir)
-    snapshots, withdrawals = store.list_and_withdrawals(source_id, errors=errors)
+    store = _open(settings)
+    try:
+        source_id = (
+            None if args.source_id is None else _listed_source(settings, store, args.source_id)
+        )
+        snapshots, withdrawals = store.list_and_withdrawals(source_id, errors=errors)
+    except SnapshotError as error:
+        raise CommandError(str(error)) from None
     _report_cleaned(store)
     withdrawn = {w.snapshot_id: w for w in withdrawals}
     everything = sorted(
@@ -271,26 +317,23 @@ def listing(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if errors else 0
 
 
-def verify(_args: argparse.Namespace, settings: Settings) -> int:
-    store = SnapshotStore(settings.raw_dir)
-    problems: list[str] = []
-    snapshots = store.list(errors=problems, include_withdrawn=True)  # their bytes are kept
-    for meta in snapshots:
-        try:
-            store.read(meta)
-        except SnapshotDamaged as error:
-            problems.append(str(error))
+def verify_all(_args: argparse.Namespace, settings: Settings) -> int:
+    """Read every snapshot's bytes again (on S3: every object) and check its sha256."""
+    try:
+        checked, problems = verify(_open(settings))
+    except SnapshotError as error:
+        raise CommandError(str(error)) from None
     for problem in problems:
         print(f"damaged: {problem}", file=sys.stderr)
-    print(f"{len(snapshots)} snapshots checked, {len(problems)} problem(s)")
+    print(f"{checked} snapshots checked, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 
 def remove(args: argparse.Namespace, settings: Settings) -> int:
     """Withdraw a snapshot: a marker beside its record; its bytes and record stay."""
-    source_id = _listed_source(settings, args.source_id)
-    store = SnapshotStore(settings.raw_dir)
+    store = _open(settings)
     try:
+        source_id = _listed_source(settings, store, args.source_id)
         meta = store.find(source_id, args.snapshot_id)
         withdrawal = store.withdraw(meta, " ".join(args.reason.split()), datetime.now(UTC))
     except SnapshotError as error:
@@ -305,5 +348,5 @@ def remove(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    actions = {"add": add, "list": listing, "verify": verify, "remove": remove}
+    actions = {"add": add, "list": listing, "verify": verify_all, "remove": remove}
     return actions[args.action](args, settings)

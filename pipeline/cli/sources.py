@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import duckdb
 
@@ -14,11 +15,13 @@ from pipeline.cli.tables import render_table
 from pipeline.raw.freshness import confirmation, freshness
 from pipeline.raw.inventory import take_inventory
 from pipeline.raw.outcomes import latest_outcomes
-from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore, format_utc
+from pipeline.raw.snapshots import SnapshotMeta, format_utc
+from pipeline.raw.store import open_store
 from pipeline.sources.registry import RegistryError, load_registry
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import connect, lake_of
+from pipeline.warehouse.lake import LakeError
 
 NAME = "sources"
 HELP = "list every source with kind, tier, cadence, newest snapshot, its age, stale and last fetch"
@@ -30,6 +33,12 @@ DESCRIPTION = (
     "is older than the source's cadence (a snapshot the last build found damaged or could not "
     "parse is not usable). Snapshots the build would skip (unreadable or invalid metadata, a "
     "folder of a source not in the registry) are listed as warnings on stderr."
+)
+
+
+EXAMPLES = (
+    "speedbook sources",
+    "speedbook sources --json | jq -r '.[] | select(.stale) | .id'   # the stale ones",
 )
 
 
@@ -51,15 +60,16 @@ def _last_fetch(row: dict[str, object]) -> str | None:
 
 def unusable_snapshots(settings: Settings) -> set[str] | None:
     """The snapshots the last build could not use (damaged, or their parser failed), from the
-    warehouse's core.extractions; None when there is no warehouse to ask or a build holds it."""
-    if not settings.database.is_file():
+    warehouse's core.extractions; None when there is no warehouse to ask."""
+    lake = lake_of(settings)
+    if lake.local and not Path(lake.target).is_file():
         return set()
     try:
-        with connect(settings.database, read_only=True) as con:
+        with connect(settings, read_only=True) as con:
             rows = con.execute(
                 "SELECT snapshot_id FROM core.extractions WHERE status <> 'ok'"
             ).fetchall()
-    except duckdb.Error:  # busy (a build writes it), or no build finished yet
+    except (duckdb.Error, LakeError):  # no build finished yet, or the lake is unreachable
         return None
     return {row[0] for row in rows}
 
@@ -82,7 +92,7 @@ def source_rows(
         raise CommandError(str(error)) from None
     now = now or datetime.now(UTC)
     # The build's own inventory, so this lists exactly the snapshots a build would use.
-    inventory = take_inventory(SnapshotStore(settings.raw_dir), sources)
+    inventory = take_inventory(open_store(settings.snapshot_store), sources)
     if problems is not None:
         problems.extend(inventory.problems)
     outcomes = latest_outcomes(settings.raw_dir)

@@ -1,8 +1,11 @@
 """`speedbook sql "QUERY"`: one read-only query on the warehouse, printed as a table, CSV or JSON.
 
-Three locks keep it read-only: the DuckDB file is opened with read_only=True; the query must parse
-(with DuckDB's own parser) as one reading statement; and external access (files, URLs, extension
-downloads) is switched off and the configuration locked before the query runs.
+Three locks keep it read-only: the lake is attached read-only; the query must parse (with
+DuckDB's own parser) as one reading statement; and external access (files, URLs, extension
+downloads) is switched off, but for the lake's own catalog and data, and the configuration locked
+before the query runs. It reads the last completed build (the lake's newest snapshot: a build
+commits its core and mart in one transaction), or, with --snapshot or --release, the warehouse
+as an earlier build left it (the lake's time travel).
 
 Three limits keep it cheap: a timeout (a timer thread interrupts the connection), DuckDB's memory
 limit, and a row limit on the table format. Rows are fetched in batches and printed as they come,
@@ -31,25 +34,35 @@ from typing import Any, NamedTuple, TextIO
 import duckdb
 
 from pipeline.cli.tables import render_table
+from pipeline.support.duck import quote_literal
 from pipeline.support.errors import CommandError
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect, lake_of
+from pipeline.warehouse.lake import LakeError
 
 NAME = "sql"
 HELP = "run one read-only SQL query on the warehouse (table, CSV or JSON)"
 DESCRIPTION = """\
-Run one read-only query on the warehouse (<warehouse>/speedbook.duckdb) and print the result.
-Allowed: SELECT, WITH ... SELECT, FROM ..., VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of a
-query, and the PRAGMAs that list the schema (table_info, show_tables, ...). Anything else
-(DROP, INSERT, UPDATE, CREATE, ATTACH, COPY, INSTALL, LOAD, SET, several statements) is refused,
+Run one read-only query on the warehouse (the lake: <warehouse>/catalog.sqlite and
+<warehouse>/lake/ by default) and print the result. It reads the last completed build, even while
+another build runs; --snapshot N or --release VERSION read the warehouse as that lake snapshot or
+the build of that release left it.
+Allowed: a query in any of DuckDB's forms (SELECT, WITH ..., FROM ..., PIVOT, UNPIVOT, VALUES,
+TABLE, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of a query, and the PRAGMAs that list the schema
+(table_info, show_tables, ...). Anything that writes or changes a setting (DROP, INSERT, UPDATE,
+CREATE, ATTACH, COPY, INSTALL, LOAD, SET, EXPLAIN ANALYZE, several statements) is refused,
 and files and URLs cannot be read. A query stops after --timeout seconds (default 60) and may
 use --memory-limit of memory (default 1GB); the table format prints the first --max-rows rows
 (default 1,000) and says how many there are. Run `speedbook build` first.
 
-The views for analysts are in schema mart (sql/DATA_DICTIONARY.md describes every column)."""
+The views for analysts are in schema mart (docs/data-dictionary.md describes every column)."""
 EPILOG = """examples:
   speedbook sql "FROM mart.leaderboard WHERE rank = 1"
   speedbook sql "SELECT * FROM mart.peak_vs_live" --format csv > peak_vs_live.csv
   speedbook sql "DESCRIBE mart.source_health"
+  speedbook sql "PIVOT mart.leaderboard ON tier USING max(output_tokens_per_s) GROUP BY model_id"
+  speedbook sql "SELECT snapshot_id, snapshot_time FROM lake.snapshots()"
+  speedbook sql "FROM mart.provider_headline" --release 2026.11.29
   speedbook sql - < query.sql"""
 
 FORMATS = ("table", "csv", "json")
@@ -62,6 +75,19 @@ Batch = list[tuple[Any, ...]]
 Batches = Iterable[Batch]
 _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B)\s*$", re.IGNORECASE)
 READING = {duckdb.StatementType.SELECT}
+# DuckDB runs a PIVOT whose columns it must first look up (no IN list) as several statements
+# of its own making: a MULTI, read only when the statement the text holds is a query
+COMPOSITE = duckdb.StatementType.MULTI
+QUERY_FORMS = (
+    "SELECT, WITH, FROM, PIVOT, UNPIVOT, VALUES, TABLE, DESCRIBE, SHOW, SUMMARIZE, "
+    "EXPLAIN of a query, PRAGMA table_info"
+)
+# words that start a query: a refusal never names one of these as the refused statement
+_QUERY_WORDS = frozenset(
+    {"SELECT", "WITH", "FROM", "PIVOT", "PIVOT_WIDER", "UNPIVOT", "PIVOT_LONGER", "VALUES"}
+    | {"TABLE", "DESCRIBE", "SHOW", "SUMMARIZE", "EXPLAIN"}
+)
+_ANALYZE = frozenset({"ANALYZE", "ANALYSE"})
 # PRAGMAs that only describe the schema or the database
 PRAGMAS = frozenset(
     {
@@ -77,8 +103,6 @@ PRAGMAS = frozenset(
         "platform",
     }
 )
-_EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:(ANALY[SZ]E)\s+)?(.*)$", re.IGNORECASE | re.DOTALL)
-_PRAGMA = re.compile(r"^\s*PRAGMA\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -114,6 +138,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"rows the table format prints (default {DEFAULT_MAX_ROWS:,}); csv and json "
         "print every row",
+    )
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument(
+        "--snapshot",
+        type=_positive(int, "--snapshot"),
+        metavar="N",
+        help="read the warehouse as lake snapshot N left it (`FROM lake.snapshots()` lists them)",
+    )
+    when.add_argument(
+        "--release",
+        metavar="VERSION",
+        help="read the warehouse as the build of release VERSION left it (history.releases)",
     )
 
 
@@ -155,94 +191,193 @@ class RefusedQuery(ValueError):
     """The text is not one reading statement."""
 
 
+class _Token(NamedTuple):
+    offset: int
+    kind: duckdb.token_type
+    text: str
+
+
 def _one_line(error: Exception) -> str:
     """DuckDB's message without the caret diagram: the lines before the first blank one."""
     lines = str(error).strip().split("\n\n", 1)[0].splitlines()
     return " ".join(line.strip() for line in lines if line.strip())
 
 
+def _tokens(text: str) -> list[_Token]:
+    """DuckDB's own tokens of `text`, comments left out, each with its text."""
+    found = duckdb.tokenize(text)
+    if not found:  # an empty statement (DuckDB 1.5 splits a PIVOT into an empty CREATE and it)
+        return []
+    ends = [offset for offset, _ in found[1:]] + [len(text)]
+    return [
+        _Token(offset, kind, text[offset:end].strip())
+        for (offset, kind), end in zip(found, ends, strict=True)
+        if kind != duckdb.token_type.comment
+    ]
+
+
+def _first_word(text: str) -> str:
+    """The statement's first word, comments skipped, in capitals."""
+    return next((t.text.upper() for t in _tokens(text)), "")
+
+
+def _type(statement: duckdb.Statement) -> duckdb.StatementType | None:
+    try:
+        return statement.type
+    except ValueError:  # a type this Python client has no name for (UPDATE EXTENSIONS)
+        return None
+
+
 def statement_name(text: str, kind: duckdb.StatementType | None) -> str:
     """The statement as its text names it (`INSTALL`, `ANALYZE`, `FORCE CHECKPOINT`): DuckDB files
     several under one type (INSTALL is a LOAD, ANALYZE a VACUUM, CHECKPOINT a CALL). After a
-    WITH clause the type names it (`WITH ... DELETE` is a DELETE)."""
+    WITH clause the type names it (`WITH ... DELETE` is a DELETE), unless DuckDB only knows it
+    as its own composite of several statements (a MULTI): then it is "this"."""
     words: list[str] = []
-    for offset, token in duckdb.tokenize(text):
-        if token == duckdb.token_type.comment:
-            continue
-        word = re.match(r"[A-Za-z_]+", text[offset:])
-        if token != duckdb.token_type.keyword or not word:
+    for token in _tokens(text):
+        if token.kind != duckdb.token_type.keyword:
             break
-        words.append(word.group().upper())
+        words.append(token.text.upper())
         if words[0] != "FORCE" or len(words) == 2:
             break
-    if not words or words[0] == "WITH":
-        return kind.name if kind is not None else "this"
-    return " ".join(words)
+    if words and words[0] not in _QUERY_WORDS:
+        return " ".join(words)
+    if kind is not None and kind not in READING and kind != COMPOSITE:
+        return kind.name
+    return "this"
+
+
+def _refusal(name: str) -> RefusedQuery:
+    """What is refused and why, in words that never name a query as the refused statement."""
+    what = "this statement is not a query and is" if name == "this" else f"{name} statements are"
+    return RefusedQuery(
+        f"{what} refused: `speedbook sql` runs queries only ({QUERY_FORMS}), so nothing it runs "
+        "can change the warehouse or its settings"
+    )
+
+
+def _is_query(text: str) -> bool:
+    """Whether DuckDB's parser takes the statement `text` as a subquery: only a query can be one,
+    so a PIVOT reads and a CREATE TABLE ... AS PIVOT does not. `text` is one statement already."""
+    tokens = _tokens(text)
+    end = next((t.offset for t in tokens if t.text == ";"), len(text))
+    try:  # the newline ends a trailing -- comment before the closing bracket
+        wrapped = duckdb.extract_statements(f"SELECT * FROM (\n{text[:end]}\n)")
+    except duckdb.Error:
+        return False
+    if _expanded(wrapped):  # DuckDB 1.5: the enum a PIVOT needs, then the wrapping SELECT
+        kinds = [_type(s) for s in wrapped if _type(s) != duckdb.StatementType.TRANSACTION]
+        return kinds[-1] in READING and all(k == duckdb.StatementType.CREATE for k in kinds[:-1])
+    return len(wrapped) == 1 and _type(wrapped[0]) in READING | {COMPOSITE}
+
+
+def _explained(text: str) -> str:
+    """The statement an EXPLAIN explains; RefusedQuery for EXPLAIN ANALYZE, which runs it."""
+    tokens = _tokens(text)
+    words = [t.text.upper() for t in tokens]
+    at = 1  # after EXPLAIN
+    if at < len(words) and words[at] in _ANALYZE:
+        raise RefusedQuery("EXPLAIN ANALYZE runs the statement; use EXPLAIN")
+    if at < len(words) and words[at] == "(":  # options: EXPLAIN (FORMAT json) ...
+        close = words.index(")", at) if ")" in words[at:] else len(words) - 1
+        if _ANALYZE & set(words[at:close]):
+            raise RefusedQuery("EXPLAIN (ANALYZE) runs the statement; use EXPLAIN")
+        at = close + 1
+    return text[tokens[at].offset :] if at < len(tokens) else ""
+
+
+def _expanded(statements: list[duckdb.Statement]) -> bool:
+    """DuckDB 1.5's expansion of one statement (a PIVOT with no IN list: the enum it needs, then
+    the statement, perhaps in a transaction of its own): several statements, none with text."""
+    return len(statements) > 1 and not any(s.query.strip() for s in statements)
 
 
 def check_query(text: str) -> duckdb.StatementType:
-    """Raise RefusedQuery unless `text` is exactly one reading statement; return its type."""
+    """Raise RefusedQuery unless `text` is exactly one reading statement; return the type it
+    runs as (EXPLAIN for an EXPLAIN of a PIVOT, which DuckDB files as a MULTI)."""
     try:
         statements = duckdb.extract_statements(text)
     except duckdb.Error as error:
         raise RefusedQuery(f"not valid SQL: {_one_line(error)}") from None
     if not statements:
         raise RefusedQuery("the query is empty")
-    if len(statements) > 1:
-        raise RefusedQuery(f"one statement at a time, got {len(statements)}")
-    statement = statements[0]
-    try:
-        kind: duckdb.StatementType | None = statement.type
-    except ValueError:  # a type this Python client has no name for (UPDATE EXTENSIONS)
-        kind = None
+    if _expanded(statements):
+        # DuckDB 1.5 splits a PIVOT into statements of its own (with no text of their own): the
+        # statement given is the whole text, a composite as DuckDB 2 calls it
+        kind: duckdb.StatementType | None = COMPOSITE
+        query = text
+    elif len(statements) > 1:
+        firsts = "; ".join(_first_word(s.query) or "?" for s in statements)
+        raise RefusedQuery(
+            f"one statement at a time, got {len(statements)} ({firsts}): a write could hide "
+            "after a ;"
+        )
+    else:
+        kind = _type(statements[0])
+        query = statements[0].query
     if kind in READING:
         return kind
-    name = statement_name(statement.query, kind)
-    if kind == duckdb.StatementType.EXPLAIN:
-        match = _EXPLAIN.match(statement.query)
-        if match and match.group(1):
-            raise RefusedQuery("EXPLAIN ANALYZE runs the statement; use EXPLAIN")
-        if match and check_query(match.group(2)) in READING:
-            return kind
-        raise RefusedQuery("EXPLAIN only of a reading query")
+    first = _first_word(query)
+    if kind == duckdb.StatementType.EXPLAIN or (kind == COMPOSITE and first == "EXPLAIN"):
+        explained = _explained(query)
+        try:
+            check_query(explained)
+        except RefusedQuery as error:
+            if str(error).startswith(("not valid SQL", "the query is empty")):
+                raise RefusedQuery("EXPLAIN only of a reading query") from None
+            raise
+        return duckdb.StatementType.EXPLAIN
+    if kind == COMPOSITE and _is_query(query):
+        return kind
+    name = statement_name(query, kind)
     if name == "PRAGMA":  # a PRAGMA that sets something is a SET
-        match = _PRAGMA.match(statement.query)
-        if kind == duckdb.StatementType.PRAGMA and match and match.group(1).lower() in PRAGMAS:
+        words = [t.text.lower() for t in _tokens(query)[1:2]]
+        if kind == duckdb.StatementType.PRAGMA and words and words[0] in PRAGMAS:
             return kind
         allowed = ", ".join(sorted(PRAGMAS))
         raise RefusedQuery(f"only the PRAGMAs that describe the schema are allowed ({allowed})")
-    raise RefusedQuery(
-        f"{name} statements are refused: the warehouse is read-only here "
-        "(SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA table_info)"
-    )
+    raise _refusal(name)
 
 
-def open_read_only(database: Path, limits: Limits) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse for reading only, with no access to files, URLs or extensions, and the
-    memory limit set before the configuration is locked."""
-    if not database.is_file():
-        raise CommandError(f"no warehouse at {database}: run `speedbook build` first")
+def release_snapshot(settings: Settings, version: str) -> int:
+    """The lake snapshot the build of release `version` committed (history.releases)."""
+    with open_lake(settings) as con:
+        try:
+            row = con.execute(
+                "SELECT lake_snapshot FROM history.releases WHERE version = ?", [version]
+            ).fetchone()
+        except duckdb.CatalogException:
+            row = None
+    if row is None:
+        raise CommandError(f"no release {version!r} in history.releases (`speedbook releases`)")
+    if row[0] is None:
+        raise CommandError(f"release {version} does not name the lake snapshot it was built from")
+    return int(row[0])
+
+
+def open_lake(settings: Settings, snapshot: int | None = None) -> duckdb.DuckDBPyConnection:
+    """The lake, attached read-only (at `snapshot`, if given)."""
+    lake = lake_of(settings)
+    if lake.local and not Path(lake.target).is_file():
+        raise CommandError(f"no warehouse at {lake.target}: run `speedbook build` first")
     try:
-        con = duckdb.connect(
-            str(database),
-            read_only=True,
-            config={
-                "enable_external_access": False,
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-            },
-        )
-    except duckdb.IOException as error:
-        if "lock" in str(error).lower():
-            raise CommandError(
-                f"{database} is locked by another process writing to it: try again when it is done"
-            ) from None
-        raise CommandError(f"cannot open {database}: {_one_line(error)}") from None
-    except duckdb.Error as error:
-        raise CommandError(f"cannot open {database}: {_one_line(error)}") from None
-    con.execute("SET TimeZone = 'UTC'")
+        return connect(settings, read_only=True, snapshot=snapshot)
+    except LakeError as error:
+        raise CommandError(str(error)) from None
+
+
+def open_read_only(
+    settings: Settings, limits: Limits, snapshot: int | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse for reading only, with no access to files, URLs or extensions but the
+    lake's own, and the memory limit set before the configuration is locked."""
+    con = open_lake(settings, snapshot)
+    lake = lake_of(settings)
+    allowed = [lake.data_path] + ([lake.target] if lake.kind != "postgres" else [])
+    con.execute(f"SET allowed_directories = [{', '.join(map(quote_literal, allowed))}]")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET autoload_known_extensions = false")
     con.execute(f"SET memory_limit = '{memory_limit(limits.memory_limit)}'")
-    con.execute("SET enable_progress_bar = false")  # stderr keeps to one line of error
     con.execute("SET lock_configuration = true")
     return con
 
@@ -259,7 +394,9 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[Batch]:
 
 
 @contextmanager
-def open_query(database: Path, text: str, limits: Limits) -> Iterator[Query]:
+def open_query(
+    settings: Settings, text: str, limits: Limits, snapshot: int | None = None
+) -> Iterator[Query]:
     """Check and start one read-only query; its rows are fetched while the block runs, all of it
     under the timeout. A refusal, a timeout, a memory overrun or any DuckDB error becomes one
     CommandError line."""
@@ -267,7 +404,7 @@ def open_query(database: Path, text: str, limits: Limits) -> Iterator[Query]:
         kind = check_query(text)
     except RefusedQuery as error:
         raise CommandError(f"refused: {error}") from None
-    con = open_read_only(database, limits)
+    con = open_read_only(settings, limits, snapshot)
     expired = threading.Event()
 
     def stop() -> None:
@@ -390,7 +527,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     text = sys.stdin.read() if args.query == "-" else args.query
     limits = Limits(timeout_s=args.timeout, memory_limit=args.memory_limit)
     out = sys.stdout
-    with open_query(settings.database, text, limits) as query:
+    snapshot = release_snapshot(settings, args.release) if args.release else args.snapshot
+    with open_query(settings, text, limits, snapshot) as query:
         if args.format == "json":
             write_json(query.columns, query.batches, out)
         elif args.format == "csv":

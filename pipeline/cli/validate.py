@@ -20,6 +20,12 @@ DESCRIPTION = (
 )
 
 
+EXAMPLES = (
+    "speedbook validate                       # the latest release",
+    "speedbook validate exports/2026.06.28",
+)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "directory",

@@ -1,15 +1,14 @@
-"""A build's envelope, without Dagster: it holds the warehouse lock for the whole build, refuses
-up front what has nothing to read, returns at once when nothing changed since the last
-successful build (the fingerprint, pipeline/dagster/fingerprint.py), and otherwise runs the
-asset graph (pipeline/dagster/runner.py) against a working copy of the warehouse that it swaps
-in only when the run succeeded (pipeline/warehouse/swap.py). It writes the build report beside
-the warehouse. A run launched from the UI gets the same envelope from the job's executor
-(pipeline/dagster/executor.py).
+"""A build's envelope, without Dagster: it holds the build lock for the whole build, refuses up
+front what has nothing to read, returns at once when nothing changed since the last successful
+build (the fingerprint, pipeline/dagster/fingerprint.py), and otherwise runs the asset graph
+(pipeline/dagster/runner.py), which writes the lake directly: its core and mart are committed in
+one transaction, so readers see the last completed build meanwhile. It writes the build report
+beside the warehouse. The build lock is the warehouse's flock, and with the lake's catalog on
+PostgreSQL an advisory lock there too (pipeline/warehouse/build_lock.py). A run launched from
+the UI takes the same lock in the job's executor (pipeline/dagster/executor.py).
 
 Dagster is imported only when a run starts: a build with nothing new costs what reading the
-fingerprint costs, not Dagster's import (about a second). When the store's folders say that a
-snapshot was added or removed since the last build (a run is then all but certain), Dagster is
-imported while the fingerprint is taken in a process of its own."""
+fingerprint costs, not Dagster's import (about a second)."""
 
 from __future__ import annotations
 
@@ -21,20 +20,20 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from pipeline.dagster.fingerprint import build_fingerprint, fingerprint_apart, folder_stamp
+from pipeline.dagster.fingerprint import build_fingerprint
 from pipeline.raw.inventory import scope_problem
-from pipeline.support.bulk import long_lived_objects
-from pipeline.support.locking import warehouse_lock
 from pipeline.support.progress import report
-from pipeline.support.settings import Settings
-from pipeline.warehouse.swap import (
-    BuildRefused,
-    clean_working_copies,
-    target_database,
-    working_copy,
-)
+from pipeline.support.settings import ENV_DAGSTER_STORAGE, Settings
+from pipeline.warehouse.build_lock import build_lock
 
 REPORT_FILE = "build_report.json"
+# The one URL form the instance storage takes: SQLAlchemy (under dagster-postgres) reads a bare
+# postgresql:// as psycopg 3 since 2.1, and the driver installed with dagster-postgres is psycopg2
+STORAGE_URL_SCHEME = "postgresql+psycopg2://"
+
+
+class BuildRefused(RuntimeError):
+    """The build cannot start: there is nothing to read (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -63,13 +62,27 @@ class BuildOutcome:
     # damaged), as the changelog words them; capped, `not_used` counts them all
     notes: list[str] = field(default_factory=list)
     not_used: int = 0
-    warehouse_copy_seconds: float = 0.0
-    warehouse_copy_written_bytes: int = 0  # under the warehouse's size when a spare was reused
-    warehouse_copy_waited_seconds: float = 0.0  # of the copy's time, what the run waited for
-    # the copy was the spare as the update after the last build left it: that update's seconds
-    warehouse_copy_ahead_seconds: float | None = None
-    warehouse_commit_seconds: float = 0.0
-    warehouse_compacted: bool = False  # the commit wrote the database afresh (free space)
+    lake_snapshot: int | None = None  # the lake snapshot the build committed
+    names: str = ""  # what the build says of names that resolve to nothing or await review
+
+
+def storage_problem(storage: str) -> str | None:
+    """Why the Dagster instance storage setting cannot be used (never quoting it: a URL holds a
+    password), or None: empty (SQLite in the instance's folder) or a psycopg2 PostgreSQL URL."""
+    if not storage or storage.startswith(STORAGE_URL_SCHEME):
+        return None
+    scheme = storage.partition("://")[0] if "://" in storage else ""
+    hint = (
+        f" (name the driver: {STORAGE_URL_SCHEME}, as SQLAlchemy reads a bare {scheme}:// as "
+        "another driver, or none)"
+        if scheme in ("postgresql", "postgres")
+        else ""
+    )
+    return (
+        f"{ENV_DAGSTER_STORAGE} is not a PostgreSQL URL{hint}: give "
+        f"{STORAGE_URL_SCHEME}USER:PASSWORD@HOST:PORT/DATABASE, or leave it empty for SQLite in "
+        "<warehouse>/dagster"
+    )
 
 
 def _last_report(settings: Settings) -> dict:
@@ -86,40 +99,17 @@ def _write_report(settings: Settings, record: dict) -> None:
     os.replace(tmp, path)
 
 
-def _nothing_new(settings: Settings, last: dict, fingerprint: str, as_of: datetime | None) -> bool:
+def _nothing_new(settings: Settings, last: dict, fingerprint: str) -> bool:
     """Whether the last build (`last`, its report) succeeded on these very inputs and left what
-    it built in place."""
+    it published in place."""
     release = last.get("release")
     return (
         last.get("success") is True
         and last.get("fingerprint") == fingerprint
-        # a deleted warehouse is rebuilt, not reported current
-        and target_database(settings, as_of).is_file()
         and isinstance(release, str)
         and (settings.exports / release / "datapackage.json").is_file()
         and (settings.exports / "latest").is_dir()
     )
-
-
-def _fingerprint(settings: Settings, as_of: datetime | None, *, will_run: bool) -> str:
-    """The fingerprint of the build's inputs. When the build will likely run (`will_run`), it is
-    taken in a process of its own while this one imports what a run needs (each about 0.8 s at
-    a year of pages); otherwise here, so that a build with nothing new never imports Dagster."""
-    if not will_run:
-        return build_fingerprint(settings, as_of)
-    try:
-        pending = fingerprint_apart(settings, as_of)
-    except OSError:  # no process could be started: taken here
-        return build_fingerprint(settings, as_of)
-    try:
-        with long_lived_objects():  # what a run is set up with (see run_graph)
-            import pipeline.dagster.graph
-            import pipeline.dagster.runner  # noqa: F401
-        return pending.wait().strip()
-    except OSError:  # it failed: taken again here, where an error is raised as what it is
-        return build_fingerprint(settings, as_of)
-    finally:
-        pending.stop()
 
 
 NOTES_KEPT = 20  # notes a build report and an outcome keep; `not_used` counts them all
@@ -136,42 +126,26 @@ def execute(
 ) -> BuildOutcome:
     """Build unless nothing changed since the last successful build (then return at once).
 
-    Holds the warehouse lock throughout (LockBusy after `wait` seconds); refuses, with
-    BuildRefused and before any run starts, a warehouse with nothing to read or one another
-    process has open for writing. `strict`: no release while a snapshot newer than the one its
-    source is read from was rejected or damaged. `verbose`: Dagster's own log on stderr too."""
+    Holds the build lock throughout (LockBusy after `wait` seconds); refuses, with
+    BuildRefused and before any run starts, a warehouse with nothing to read or a Dagster
+    storage setting that is not a PostgreSQL URL. `strict`: no release while a snapshot newer
+    than the one its source is read from was rejected or damaged. `verbose`: Dagster's own log
+    on stderr too."""
     started = time.perf_counter()
-    problem = scope_problem(settings.raw_dir, as_of)  # before the lock creates any folder
+    # before the lock creates any folder
+    problem = scope_problem(settings.snapshot_store, as_of) or storage_problem(
+        settings.dagster_storage
+    )
     if problem is not None:
         raise BuildRefused(problem)
-    with warehouse_lock(settings.lock_file, wait):
-        folders = folder_stamp(settings)
-        last = _last_report(settings)  # read once: the guess, the answer, the skipped build's
-        will_run = force or last.get("raw_folders") != folders
-        fingerprint = _fingerprint(settings, as_of, will_run=will_run)
-        if not force and _nothing_new(settings, last, fingerprint, as_of):
+    with build_lock(settings, wait):
+        last = _last_report(settings)
+        fingerprint = build_fingerprint(settings, as_of)
+        if not force and _nothing_new(settings, last, fingerprint):
             return _skipped(last, strict, time.perf_counter() - started)
-        for path in clean_working_copies(settings.warehouse):
-            report(f"removed the database a killed build left: {path}")
-        run_id = str(uuid.uuid4())  # known before the run: it names the run's working copy
-        # the copy is made while Dagster is imported and the run set up (each a second or two
-        # at 90 days of polls); the run waits for it before its first step
-        with working_copy(settings, as_of, run_id, background=True) as working:
-            with long_lived_objects():  # Dagster, now that a run starts (see run_graph)
-                from pipeline.dagster.runner import run_graph
+        from pipeline.dagster.runner import run_graph  # Dagster, now that a run starts
 
-            outcome = run_graph(
-                settings, as_of, run_id, strict=strict, verbose=verbose, ready=working.ready
-            )
-            if outcome.success:
-                working.commit()
-                report(f"warehouse committed: {working.target} ({working.summary()})")
-        outcome.warehouse_copy_seconds = working.copy_seconds
-        outcome.warehouse_copy_written_bytes = working.copy_written_bytes
-        outcome.warehouse_copy_waited_seconds = working.copy_waited_seconds
-        outcome.warehouse_copy_ahead_seconds = working.copy_ahead_seconds
-        outcome.warehouse_commit_seconds = working.commit_seconds
-        outcome.warehouse_compacted = working.compacted
+        outcome = run_graph(settings, as_of, str(uuid.uuid4()), strict=strict, verbose=verbose)
         outcome.wall_seconds = round(time.perf_counter() - started, 3)
         _write_report(
             settings,
@@ -179,7 +153,6 @@ def execute(
                 "finished_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "as_of": as_of.isoformat() if as_of else None,
                 "fingerprint": fingerprint if outcome.success else None,
-                "raw_folders": folders,
                 "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                 **asdict(outcome),
             },

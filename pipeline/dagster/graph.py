@@ -6,13 +6,14 @@ from pathlib import Path
 import dagster as dg
 
 from pipeline.dagster.assets import as_markdown
-from pipeline.dagster.assets.core import core_tables, mart_views, staging_unresolved_names
+from pipeline.dagster.assets.core import core_tables, staging_unresolved_names
 from pipeline.dagster.assets.fetch import RAW_FETCH, raw_fetch
 from pipeline.dagster.assets.freshness import build_freshness_checks
 from pipeline.dagster.assets.raw import build_inventory_asset, build_raw_specs
 from pipeline.dagster.assets.release import out_exports, out_release
 from pipeline.dagster.assets.staging import build_staging_assets
 from pipeline.dagster.executor import build_executor
+from pipeline.dagster.maintenance import build_maintenance
 from pipeline.dagster.resources import build_resources
 from pipeline.dagster.schedules import (
     build_refresh_jobs,
@@ -20,9 +21,9 @@ from pipeline.dagster.schedules import (
     scheduled_cadences,
     warehouse_tags,
 )
-from pipeline.normalise.reviewed import file_digests
 from pipeline.raw.snapshots import parse_utc
 from pipeline.sources.registry import load_crons, load_registry
+from pipeline.sources.reviewed import file_digests
 from pipeline.support.settings import Settings
 
 BUILD_JOB = "build"  # every asset and check but the fetch: what `speedbook build` runs
@@ -41,9 +42,9 @@ def build_definitions(
     schedules_running: bool = False,
 ) -> dg.Definitions:
     """The graph of these locations. A run launched from the UI runs each step in its own
-    process, one at a time, inside the warehouse lock and a working copy of the warehouse
-    (pipeline/dagster/executor.py); `speedbook build` runs the same job in-process. With it, one
-    refresh job and schedule per scheduled cadence (pipeline/dagster/schedules.py), stopped
+    process, one at a time, inside the build lock (pipeline/dagster/executor.py); `speedbook
+    build` runs the same job in-process. With it, one refresh job and schedule per scheduled
+    cadence (pipeline/dagster/schedules.py) and the lake's daily maintenance, stopped
     unless `schedules_running` (only the first time the instance sees them: after that, the
     state the UI or `dagster schedule start|stop` gave them)."""
     sources = load_registry(settings.registry)
@@ -59,12 +60,12 @@ def build_definitions(
         *build_staging_assets(sources, digests),
         staging_unresolved_names,
         core_tables,
-        mart_views,
         out_exports,
         out_release,
     ]
     cadences = scheduled_cadences(sources, crons)
     refresh_jobs = build_refresh_jobs(settings, cadences)
+    maintain_job, maintain_schedule = build_maintenance(settings, running=schedules_running)
     return dg.Definitions(
         assets=dg.map_asset_specs(as_markdown, assets),  # descriptions are written as plain text
         asset_checks=[build_freshness_checks(sources)],
@@ -73,10 +74,14 @@ def build_definitions(
                 BUILD_JOB, selection=BUILD_SELECTION, tags=warehouse_tags(settings)
             ),
             *refresh_jobs,
+            maintain_job,
         ],
         schedules=[
-            build_schedule(settings, cadence, crons[cadence], job, running=schedules_running)
-            for cadence, job in zip(cadences, refresh_jobs, strict=True)
+            *(
+                build_schedule(settings, cadence, crons[cadence], job, running=schedules_running)
+                for cadence, job in zip(cadences, refresh_jobs, strict=True)
+            ),
+            maintain_schedule,
         ],
         resources=build_resources(settings, as_of, strict=strict),
         executor=build_executor(settings, as_of),

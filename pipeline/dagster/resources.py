@@ -3,24 +3,25 @@ of a run read in common, and how the values passed between assets are stored."""
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import duckdb
 import orjson
 from pydantic import PrivateAttr
 
 from pipeline.normalise.entities import Resolver
-from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.inventory import Inventory, Listing, take_inventory
-from pipeline.raw.snapshots import SnapshotStore, parse_utc
+from pipeline.raw.snapshots import parse_utc
+from pipeline.raw.store import Store, open_store
 from pipeline.sources.registry import Source, load_registry
-from pipeline.support.bulk import bulk_objects, long_lived_objects
+from pipeline.sources.reviewed import ReviewedFiles
 from pipeline.support.settings import Settings
-from pipeline.warehouse.swap import working_database
+from pipeline.warehouse.connection import SCRATCH_ALIAS, attach_as_of, connect, cursor
+from pipeline.warehouse.staging import ensure_staging
 
 
 class SpeedbookResource(dg.ConfigurableResource):
@@ -28,22 +29,24 @@ class SpeedbookResource(dg.ConfigurableResource):
     read: the registry, the inventory, the alias tables and the reviewed files, each loaded on
     first use. Dagster makes one resource per run and process, so every asset of a
     `speedbook build` (in-process) shares one inventory, and a step in its own process (the
-    UI's multiprocess executor) loads its own.
-
-    Every step writes the run's working copy of the warehouse (`database`), which the run's
-    envelope (`speedbook build`, or the executor of a UI run) made before the first step and
-    swaps in after the last; `in_place` writes the warehouse itself instead (tests that
-    materialise part of the graph with `dg.materialize`)."""
+    UI's multiprocess executor) loads its own. Steps write the lake directly: the core build
+    commits the core and the mart in one transaction, so readers see the previous build until
+    it does."""
 
     registry: str
     warehouse: str
     exports: str
     metadata: str  # the folder of reviewed files
+    catalog: str = ""  # the lake's catalog (pipeline/warehouse/lake.py); empty: the default
+    lake_data: str = ""  # the lake's data folder or S3 prefix; empty: the default
+    snapshots: str = ""  # the snapshot store (a folder or s3://...); empty: <warehouse>/raw
+    releases: str = ""  # where releases are published beside exports/ (s3://...); empty: none
     as_of: str = ""  # ISO 8601; empty means "every snapshot on disk"
     strict: bool = False  # publish no release while a snapshot in scope is rejected
-    in_place: bool = False
 
-    _run_id: str | None = PrivateAttr(default=None)
+    _lake: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
+    _staging_ready: bool = PrivateAttr(default=False)
+    _as_of_ready: bool = PrivateAttr(default=False)
     _sources: dict[str, Source] | None = PrivateAttr(default=None)
     _inventories: dict[bool, Inventory] = PrivateAttr(default_factory=dict)
     _listing: Listing | None = PrivateAttr(default=None)
@@ -57,48 +60,79 @@ class SpeedbookResource(dg.ConfigurableResource):
         as_of: datetime | None = None,
         *,
         strict: bool = False,
-        in_place: bool = False,
     ) -> SpeedbookResource:
         return cls(
             registry=str(settings.registry),
             warehouse=str(settings.warehouse),
             exports=str(settings.exports),
             metadata=str(settings.metadata),
+            catalog=settings.catalog,
+            lake_data=settings.lake_data,
+            snapshots=settings.snapshots,
+            releases=settings.releases,
             as_of=as_of.isoformat() if as_of else "",
             strict=strict,
-            in_place=in_place,
         )
-
-    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        run = context.run
-        self._run_id = run.run_id if run is not None else None
-
-    @property
-    def database(self) -> Path:
-        """The DuckDB file this run's steps read and write: the run's working copy."""
-        settings = self.settings
-        if self.in_place:
-            return settings.database
-        if self._run_id is None:
-            raise dg.Failure("the warehouse resource is used outside a run")
-        path = working_database(settings, self._run_id)
-        if not path.is_file():  # a run made outside `speedbook build` and the job's executor
-            raise dg.Failure(
-                f"run {self._run_id} has no working copy of the warehouse ({path}): launch the "
-                "`build` job (or Materialize) from the UI, or run `speedbook build`"
-            )
-        return path
 
     @property
     def settings(self) -> Settings:
-        return Settings.resolve(self.registry, self.warehouse, self.exports, self.metadata)
+        return Settings.resolve(
+            self.registry,
+            self.warehouse,
+            self.exports,
+            self.metadata,
+            self.catalog or None,
+            self.lake_data or None,
+            snapshots=self.snapshots or None,
+            releases=self.releases or None,
+        )
+
+    def _database(self) -> duckdb.DuckDBPyConnection:
+        """The run's DuckDB, with the lake attached once per process: every asset of a run works
+        in a session of its own on it (a cursor). Loading the lake's extensions and reading its
+        catalog took 0.2-0.5 s per session when each asset opened its own database."""
+        if self._lake is None:
+            self._lake = connect(self.settings)
+        return self._lake
+
+    def connect(self, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+        """A session on the lake (pipeline/warehouse/connection.py): where staging is written.
+        `read_only` says what the caller does; every session reads the lake's snapshot as it
+        was when the session's transaction began, whoever writes meanwhile."""
+        return cursor(self._database())
+
+    def staging(self) -> duckdb.DuckDBPyConnection:
+        """A session on the lake whose staging tables fit their models (brought to them once
+        per run: the catalog's queries cost half a second)."""
+        session = self.connect()
+        if not self._staging_ready:
+            ensure_staging(session)
+            self._staging_ready = True
+        return session
+
+    def build_session(self) -> duckdb.DuckDBPyConnection:
+        """A session on where this build's core, mart and release history go: the lake, or for
+        an --as-of build a database of its own beside it (`attach_as_of`)."""
+        session = self.connect()
+        if self.as_of:
+            if not self._as_of_ready:
+                attach_as_of(self._database(), self.settings)
+                self._as_of_ready = True
+            session.execute(f"USE {SCRATCH_ALIAS}")
+        return session
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._lake is not None:
+            self._lake.close()
+            self._lake = None
 
     @property
     def as_of_time(self) -> datetime | None:
         return parse_utc(self.as_of) if self.as_of else None
 
-    def store(self) -> SnapshotStore:
-        return SnapshotStore(self.settings.raw_dir)
+    def store(self) -> Store:
+        """The snapshot store: a folder or an S3 prefix (Settings.snapshot_store)."""
+        return open_store(self.settings.snapshot_store)
 
     def sources(self) -> dict[str, Source]:
         if self._sources is None:
@@ -107,12 +141,9 @@ class SpeedbookResource(dg.ConfigurableResource):
 
     def listing(self) -> Listing:
         """Every snapshot record of the store, read once per run (a large store takes seconds):
-        the inventories and the release's citation check read it. Its records live as long as
-        the run: made with the collector paused, then left out of its scans (a year of pages,
-        117,000 records: 1.5 s listed with collections between them, 0.9 s without)."""
+        the inventories and the release's citation check read it."""
         if self._listing is None:
-            with long_lived_objects():
-                self._listing = Listing.of(self.store())
+            self._listing = Listing.of(self.store())
         return self._listing
 
     def inventory(self, *, whole_history: bool = False) -> Inventory:
@@ -172,14 +203,13 @@ class DocumentIOManager(dg.ConfigurableIOManager):
             raise dg.Failure(
                 f"{path} is missing: materialise {context.asset_key.to_user_string()} first"
             ) from None
-        with bulk_objects():  # a 30 MB export is a million objects: no collection between them
-            try:
-                return json.loads(data) if data.startswith(_STANDARD) else orjson.loads(data)
-            except ValueError as error:  # orjson's JSONDecodeError is one
-                raise dg.Failure(
-                    f"{path} is not the JSON document it should be ({error}): materialise "
-                    f"{context.asset_key.to_user_string()} again"
-                ) from None
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as error:
+            raise dg.Failure(
+                f"{path} is not the JSON document it should be ({error}): materialise "
+                f"{context.asset_key.to_user_string()} again"
+            ) from None
 
 
 def _identity(path: Path) -> tuple[int, int, int]:
@@ -188,23 +218,9 @@ def _identity(path: Path) -> tuple[int, int, int]:
     return info.st_ino, info.st_size, info.st_mtime_ns
 
 
-# A document only the standard library can write opens with a space (JSON allows it; orjson's
-# output opens with "{"), so that it is read back by the standard library too: orjson would read
-# an integer past 64 bits as a float.
-_STANDARD = b" "
-
-
 def _document_bytes(document: dict[str, Any]) -> bytes:
-    """Compact JSON with sorted keys. orjson, about 10x the standard library's speed on a 13 MB
-    export (0.03 s against 0.32 s; reading it back 0.17 s against 0.27 s), at every build. It
-    refuses integers past 64 bits, which the standard library writes; a NaN it writes as null,
-    where the standard library refuses it: the export's blocking schema check, run on the
-    document itself, refuses a NaN, so the release of that run never reads this file."""
-    try:
-        return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        text = json.dumps(document, ensure_ascii=False, sort_keys=True, allow_nan=False)
-        return _STANDARD + text.encode("utf-8")
+    """Compact JSON with sorted keys, written by orjson as the exports are."""
+    return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
 
 
 def build_resources(
@@ -212,16 +228,13 @@ def build_resources(
     as_of: datetime | None = None,
     *,
     strict: bool = False,
-    in_place: bool = False,
 ) -> dict[str, Any]:
     """The resources of the graph. Values between assets live under the instance's `storage/`
     with explicit IO managers, so an in-process run stores them as a multiprocess one does
     (Dagster's default would keep them in memory in-process)."""
     storage = settings.dagster_home / "storage"
     return {
-        "speedbook": SpeedbookResource.from_settings(
-            settings, as_of, strict=strict, in_place=in_place
-        ),
+        "speedbook": SpeedbookResource.from_settings(settings, as_of, strict=strict),
         "io_manager": dg.FilesystemIOManager(base_dir=str(storage)),
         "documents": DocumentIOManager(base_dir=str(storage / "documents")),
     }

@@ -1,53 +1,74 @@
 """Run the asset graph in-process against the persistent Dagster instance under the warehouse:
 what `speedbook build` does inside its envelope (pipeline/dagster/envelope.py: the lock, the
-nothing-new check, the working copy, the build report). What failed comes back as a few
+nothing-new check, the build report). What failed comes back as a few
 `Problem`s, each naming the fix, for a summary a person can act on; the run's full log stays in
 the instance."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dagster as dg
 
-from pipeline.dagster.envelope import NOTES_KEPT, STRICT_FIX, BuildOutcome, Problem
+from pipeline.dagster.envelope import (
+    NOTES_KEPT,
+    STRICT_FIX,
+    BuildOutcome,
+    BuildRefused,
+    Problem,
+    storage_problem,
+)
 from pipeline.dagster.schedules import WAREHOUSE_TAG
-from pipeline.support.bulk import long_lived_objects, thawed_at_end
 from pipeline.support.limits import TEXT_CHARS, capped_text
 from pipeline.support.progress import LOGGER, report
-from pipeline.support.settings import Settings
+from pipeline.support.settings import ENV_DAGSTER_STORAGE, Settings
 from pipeline.support.timing import STAGE_METADATA, total_seconds
 
 INSTANCE_HEADER = "# Written by `speedbook build`."
+DEPLOY_HEADER = (
+    "# Speedbook's Dagster instance for a deployment (docs/deployment.md): copy it into "
+    "$DAGSTER_HOME."
+)
+DEPLOY_INSTANCE_FILE = "deploy/dagster.yaml"  # in a checkout: deploy_instance_yaml()'s text
 
 
 # python_logs: the pipeline's progress lines (logger `speedbook`) go into every run's log,
-# whichever process runs a step. concurrency: the run queue (the daemon of `dagster dev`) starts
-# one run at a time per warehouse, by the tag every job of the location carries.
-# event_log_storage: Dagster's SQLite event log in its usual folder, with kept engines
-# (pipeline/dagster/storage.py); the folder is written out since the file cannot join paths.
-def instance_yaml(home: Path) -> str:
-    """The `dagster.yaml` of the instance in `home`."""
-    events = json.dumps(str((home / "history" / "runs").resolve()))  # a YAML string, quoted
+# whichever process runs a step. Run queue: the daemon (of `dagster dev`, or deploy/'s) starts
+# one run at a time per warehouse, by the tag every job of the location carries. Storage:
+# Dagster's own SQLite storage in the instance's folder, or PostgreSQL at the URL the variable
+# holds when the process starts: the file names the variable, never the URL (it holds a
+# password).
+def instance_yaml(home: Path, *, on_postgres: bool = False, header: str = "") -> str:
+    """The `dagster.yaml` of the instance in `home`; `on_postgres`: its run, event-log and
+    schedule storage on PostgreSQL (the URL from $SPEEDBOOK_DAGSTER_STORAGE)."""
+    storage = (
+        f"""\
+storage:
+  postgres:
+    postgres_url:
+      env: {ENV_DAGSTER_STORAGE}
+"""
+        if on_postgres
+        else ""
+    )
+    first = header or f"{INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance."
     return f"""\
-{INSTANCE_HEADER} `speedbook ui` opens the Dagster UI on this instance.
-telemetry:
+{first}
+{storage}telemetry:
   enabled: false
 python_logs:
   managed_python_loggers:
     - {LOGGER}
   python_log_level: INFO
-event_log_storage:
-  module: pipeline.dagster.storage
-  class: PooledSqliteEventLogStorage
-  config:
-    base_dir: {events}
+run_coordinator:
+  module: dagster._core.run_coordinator
+  class: QueuedRunCoordinator
 concurrency:
   runs:
     tag_concurrency_limits:
@@ -58,7 +79,19 @@ concurrency:
 """
 
 
+def deploy_instance_yaml() -> str:
+    """deploy/dagster.yaml: the instance a deployment's webserver, daemon and code server share,
+    its storage on PostgreSQL."""
+    return instance_yaml(Path("."), on_postgres=True, header=DEPLOY_HEADER)
+
+
 def dagster_instance(settings: Settings) -> dg.DagsterInstance:
+    """The instance `speedbook build` and `speedbook ui` use, in `settings.dagster_home`; its
+    dagster.yaml is written (or brought up to date) unless someone else wrote it. Refuses
+    (BuildRefused) a storage setting that is not a PostgreSQL URL."""
+    problem = storage_problem(settings.dagster_storage)
+    if problem is not None:
+        raise BuildRefused(problem)
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
@@ -67,11 +100,34 @@ def dagster_instance(settings: Settings) -> dg.DagsterInstance:
     except FileNotFoundError:
         current = None
     # ours (an earlier version's, too) is brought up to date; a file someone wrote is theirs
-    wanted = instance_yaml(home)
+    wanted = instance_yaml(home, on_postgres=bool(settings.dagster_storage))
     if current is None or (current.startswith(INSTANCE_HEADER) and current != wanted):
         config.write_text(wanted, encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home)
-    return dg.DagsterInstance.from_config(str(home))
+    if not settings.dagster_storage:
+        return dg.DagsterInstance.from_config(str(home))
+    os.environ[ENV_DAGSTER_STORAGE] = settings.dagster_storage  # what the file's `env:` reads
+    try:
+        return dg.DagsterInstance.from_config(str(home))
+    except Exception as error:  # the driver's, SQLAlchemy's or dagster-postgres's: one line
+        raise BuildRefused(
+            f"cannot open the Dagster instance's storage in PostgreSQL ({ENV_DAGSTER_STORAGE}): "
+            f"{storage_error_text(error, settings.dagster_storage)}"
+        ) from None
+
+
+def storage_error_text(error: BaseException, url: str) -> str:
+    """The first line of what opening the storage at `url` failed with (the innermost cause,
+    where the driver says what went wrong), the URL and its password masked."""
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    password = urlsplit(url).password
+    for secret in (url, password):
+        if secret:
+            line = line.replace(secret, "***")
+    return capped_text(line, 300)
 
 
 def run_graph(
@@ -81,23 +137,17 @@ def run_graph(
     *,
     strict: bool,
     verbose: bool,
-    ready: Callable[[], None] = lambda: None,
 ) -> BuildOutcome:
-    """Run the build job as run `run_id`; `ready()` is called just before the first step (it
-    waits for the working copy, made meanwhile)."""
+    """Run the build job as run `run_id`."""
     # Dagster's console log (step failures with their stack traces) only with --verbose; the
     # summary names what failed and the run holds the whole log.
     level = "ERROR" if verbose else "CRITICAL"
     logging.getLogger("dagster").setLevel(getattr(logging, level))
-    with thawed_at_end(), ExitStack() as stack:
-        # what the run is set up with lives as long as the run: no collection while it is made
-        # (four full ones, 0.3 s, at every build), and none of it scanned again during the run
-        with long_lived_objects():
-            from pipeline.dagster.graph import BUILD_JOB, build_definitions
+    with ExitStack() as stack:
+        from pipeline.dagster.graph import BUILD_JOB, build_definitions
 
-            job = build_definitions(settings, as_of=as_of, strict=strict).resolve_job_def(BUILD_JOB)
-            instance = stack.enter_context(dagster_instance(settings))
-        ready()
+        job = build_definitions(settings, as_of=as_of, strict=strict).resolve_job_def(BUILD_JOB)
+        instance = stack.enter_context(dagster_instance(settings))
         result = job.execute_in_process(
             instance=instance,
             run_id=run_id,
@@ -122,6 +172,8 @@ def run_graph(
                     f"{capped_text(evaluation.description, TEXT_CHARS)}"
                 )
         release = _release_metadata(result)
+        lake_snapshot = _lake_snapshot(result)
+        names = _names_summary(result)
     failed_checks = [
         f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}"
         for evaluation in evaluations
@@ -151,7 +203,27 @@ def run_graph(
         message=str(release.get("message", "")),
         notes=[str(note) for note in notes][:NOTES_KEPT] if isinstance(notes, list) else [],
         not_used=int(release.get("snapshots_not_used", 0)),  # type: ignore[call-overload]
+        lake_snapshot=lake_snapshot,
+        names=names,
     )
+
+
+def _names_summary(result: dg.ExecuteInProcessResult) -> str:
+    """What the label step said about names (pipeline/dagster/assets/core.py, names_summary)."""
+    for materialization in result.asset_materializations_for_node("staging_unresolved_names"):
+        entry = materialization.metadata.get("names_summary")
+        if entry is not None:
+            return str(entry.value)
+    return ""
+
+
+def _lake_snapshot(result: dg.ExecuteInProcessResult) -> int | None:
+    """The lake snapshot the run's core build committed, if it committed one."""
+    for materialization in result.asset_materializations_for_node("core_tables"):
+        entry = materialization.metadata.get("lake_snapshot")
+        if entry is not None:
+            return int(entry.value)  # type: ignore[arg-type]
+    return None
 
 
 def stage_seconds(events: Iterable[dg.DagsterEvent]) -> dict[str, float]:
@@ -224,11 +296,11 @@ def check_fix(name: str) -> str:
             f"parser of {asset.removeprefix('staging_')} (pipeline/extract/) change its columns?"
         )
     if check == "one_headline_per_provider":
-        return "see the headline rule in pipeline/warehouse/sql/mart/"
+        return "see the headline rule in sql/mart/"
     if asset.startswith("core_"):
         return (
             f"core.{asset.removeprefix('core_')} breaks its rule (pipeline/schema/core.py, "
-            "pipeline/warehouse/sql/core/); the check's failures are in the run"
+            "sql/core/); the check's failures are in the run"
         )
     return "see the check's result in the run"
 

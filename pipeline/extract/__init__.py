@@ -13,8 +13,11 @@ from pipeline.extract import (
     mslearn,
     openrouter,
     openrouter_endpoints,
+    openrouter_frontend,
     openrouter_providers,
     platform_doc,
+    vercel_gateway,
+    vercel_gateway_models,
 )
 from pipeline.extract.base import ExtractError, Parser, SnapshotInput
 
@@ -33,6 +36,9 @@ PARSERS: dict[str, Parser] = {
         openrouter_providers,
         artificial_analysis_api,
         models_dev,
+        openrouter_frontend,
+        vercel_gateway,
+        vercel_gateway_models,
     )
 }
 

@@ -17,7 +17,6 @@ import pandera.errors as pa_errors
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.normalise.reviewed import ReviewedFiles
 from pipeline.raw.snapshots import SnapshotMeta
 from pipeline.schema.core import unique_key
 from pipeline.schema.ddl import arrow_schema
@@ -25,8 +24,9 @@ from pipeline.schema.ddl import columns as ddl_columns
 from pipeline.schema.sql_checks import UntranslatableCheck, failing_rows
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
+from pipeline.sources.reviewed import ReviewedFiles
+from pipeline.support.duck import registered
 from pipeline.support.text import TextDecodeError, decode_text
-from pipeline.warehouse.connection import registered
 
 
 class ExtractError(ValueError):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.extract.base import SnapshotInput
-from pipeline.normalise.numbers import FigureError, parse_figure
+from pipeline.support.figures import FigureError, parse_figure
 from pipeline.support.text import clean_text, shorten
 
 MISSING = {"", "—", "–", "-", "n/a", "na", "none", "null", "?"}

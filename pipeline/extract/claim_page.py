@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import find_evidence, normalise_for_match, unreviewed_figures
-from pipeline.normalise.reviewed import CLAIMS_FILE
+from pipeline.sources.reviewed import CLAIMS_FILE
 from pipeline.support.text import page_text
 
 

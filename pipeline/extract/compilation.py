@@ -9,8 +9,8 @@ from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.cells import TOKENS_PER_S, require_unit
 from pipeline.extract.evidence import find_evidence, normalise_for_match
 from pipeline.extract.html import Table, describe_tables, element_text, parse_html, tables
-from pipeline.normalise.numbers import Figure, FigureError, parse_figure
-from pipeline.normalise.reviewed import CLAIMS_FILE
+from pipeline.sources.reviewed import CLAIMS_FILE
+from pipeline.support.figures import Figure, FigureError, parse_figure
 from pipeline.support.text import page_text, safe_url, shorten
 
 _CONTEXT = re.compile(r"\(([^()]*\b(?:t/s|tok/s|tokens)\b[^()]*)\)\s*$", re.IGNORECASE)

@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from pipeline.extract.base import SnapshotInput
-from pipeline.normalise.reviewed import Claim
+from pipeline.sources.reviewed import Claim
 
 _QUOTES = (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("\u00a0", " "))
 # A number followed by a speed unit. It starts where a number starts (never inside a run of

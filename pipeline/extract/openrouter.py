@@ -1,4 +1,9 @@
-"""OpenRouter's model list (GET /api/v1/models): {"data": [model, ...]}."""
+"""OpenRouter's model list (GET /api/v1/models): {"data": [model, ...]}.
+
+Besides the catalogue's own fields, each model's `canonical_slug` (OpenRouter's permanent slug)
+and `hugging_face_id` (the repository of the weights it serves) are staged: they are the stable
+keys the identity rules read (pipeline/normalise/identity.py). An empty one is not given.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Any
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_count, json_date, load_json
 from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
-from pipeline.support.text import clean_text
+from pipeline.support.text import clean_text, shorten
 
 
 def _price(
@@ -21,6 +26,17 @@ def _price(
         per_tokens=PER_TOKEN,
         variable=True,
     )
+
+
+def _key(snapshot: SnapshotInput, model: dict[str, Any], model_id: str, field: str) -> str | None:
+    """A stable key beside the id: text (markup and control characters removed), or None when
+    absent or empty; anything else is refused, naming the model and field."""
+    value = model.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise snapshot.fail(f"model {model_id!r}: {field} is not text: {shorten(repr(value), 60)}")
+    return clean_text(value) or None
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
@@ -63,6 +79,8 @@ def parse(snapshot: SnapshotInput) -> Frames:
                 "planned_deprecation": json_date(
                     snapshot, model.get("expiration_date"), f"model {model_id!r}: expiration_date"
                 ),
+                "canonical_slug": _key(snapshot, model, model_id, "canonical_slug"),
+                "hugging_face_id": _key(snapshot, model, model_id, "hugging_face_id"),
             }
         )
     if not rows:
@@ -70,4 +88,4 @@ def parse(snapshot: SnapshotInput) -> Frames:
     return {"catalogue_entries": validated("catalogue_entries", snapshot, rows)}
 
 
-PARSER = Parser("openrouter_models", "2", ("catalogue_entries",), parse)
+PARSER = Parser("openrouter_models", "3", ("catalogue_entries",), parse)

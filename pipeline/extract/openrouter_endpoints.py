@@ -31,8 +31,8 @@ from typing import Any
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.jsondoc import json_count, json_label, json_number, parse_json
 from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
-from pipeline.normalise.variants import DEFAULT_PRECISION, precision_of_quantization
 from pipeline.raw.bundle import BundleError, BundleMember, is_bundle, read_bundle
+from pipeline.schema.quantization import DEFAULT_PRECISION, precision_of_quantization
 from pipeline.schema.staging import (
     MAX_COUNT,
     MAX_PRICE_USD_PER_MTOK,

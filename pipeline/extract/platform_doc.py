@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
 from pipeline.extract.evidence import PageText, normalise_for_match
-from pipeline.normalise.reviewed import PLATFORMS_FILE
+from pipeline.sources.reviewed import PLATFORMS_FILE
 from pipeline.support.text import page_text
 
 

@@ -1,7 +1,8 @@
 """How often each label is used, kept per snapshot so that a build counts only what is new.
 
 Label resolution needs, for every distinct label of a staged column, how often it is used, by
-which sources, and its most used display name, over the snapshots the build reads. Counting the
+which sources, its most used display name and its most used hints (the stable keys a source
+publishes beside it: identity.Hints, as JSON), over the snapshots the build reads. Counting the
 staged rows for that read the whole staged history at every build (86 million rows at 90 days of
 half-hourly polls: 2.5 s of every poll). The counts are kept instead, one row per column, snapshot,
 label and display name, in `staging.label_uses`; `staging.label_counted` records which snapshot
@@ -22,10 +23,14 @@ kept counts before there were totals, or after any other change to the counts.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+
+from pipeline.support.duck import registered
 
 if TYPE_CHECKING:
     from pipeline.normalise.labels import LabelColumn
@@ -37,7 +42,8 @@ CREATE TABLE IF NOT EXISTS staging.label_uses (
     label VARCHAR NOT NULL,
     name VARCHAR,                  -- the display name beside it, where the column has one
     source_id VARCHAR,
-    uses BIGINT NOT NULL           -- rows of the snapshot with this label and name
+    uses BIGINT NOT NULL,          -- rows of the snapshot with this label, name and hints
+    hints VARCHAR                  -- the hint columns beside it as a JSON object, where it has any
 );
 CREATE TABLE IF NOT EXISTS staging.label_counted (
     spec VARCHAR NOT NULL,
@@ -50,20 +56,52 @@ CREATE TABLE IF NOT EXISTS staging.label_totals (
     name VARCHAR,
     source_id VARCHAR,
     uses BIGINT NOT NULL,      -- label_uses summed over every counted snapshot
-    counts BIGINT NOT NULL     -- the label_uses rows summed: with uses, what the check compares
+    counts BIGINT NOT NULL,    -- the label_uses rows summed: with uses, what the check compares
+    hints VARCHAR
 );
+-- kept counts of a warehouse made before hints were counted: the column, empty (their specs'
+-- keys changed with their hint columns, so those counts are taken again)
+ALTER TABLE staging.label_uses ADD COLUMN IF NOT EXISTS hints VARCHAR;
+ALTER TABLE staging.label_totals ADD COLUMN IF NOT EXISTS hints VARCHAR;
 """
-# the totals as the kept counts give them: (spec, label, name, source) summed
+# the totals as the kept counts give them: (spec, label, name, source, hints) summed
 _TOTALS = (
     "SELECT spec, label, name, source_id, sum(uses)::BIGINT AS uses, "
-    "sum(counts)::BIGINT AS counts FROM ({rows}) GROUP BY ALL"
+    "sum(counts)::BIGINT AS counts, hints FROM ({rows}) GROUP BY ALL"
 )
-_USES_AS_TOTALS = "SELECT spec, label, name, source_id, uses, 1 AS counts FROM staging.label_uses"
+_USES_AS_TOTALS = (
+    "SELECT spec, label, name, source_id, uses, 1 AS counts, hints FROM staging.label_uses"
+)
+
+
+def scope_build(con: duckdb.DuckDBPyConnection, snapshot_ids: Iterable[str]) -> None:
+    """Name what this build derives from in the temp table `build_scope`: the snapshots of its
+    inventory (up to the --as-of bound, sources still registered) whose extraction is ok. Staging
+    also keeps snapshots past the bound or of removed sources; their names must not block."""
+    ids = pa.table({"snapshot_id": pa.array(list(snapshot_ids), pa.string())})
+    with registered(con, "inventory_ids", ids):
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE build_scope AS SELECT e.snapshot_id "
+            "FROM staging.extractions AS e SEMI JOIN inventory_ids AS i USING (snapshot_id) "
+            "WHERE e.status = 'ok'"
+        )
 
 
 def spec_key(spec: LabelColumn) -> str:
-    """What the counts of a column depend on: its table, column and display-name column."""
-    return f"{spec.table}.{spec.column}.{spec.name_column or ''}"
+    """What the counts of a column depend on: its table, column, display-name column and hint
+    columns."""
+    key = f"{spec.table}.{spec.column}.{spec.name_column or ''}"
+    if spec.hints:
+        key += "." + ",".join(f"{hint}={column}" for hint, column in spec.hints)
+    return key
+
+
+def hints_sql(spec: LabelColumn, alias: str = "t") -> str:
+    """The SQL of a column's hints as one JSON object ('NULL' for a column without hints)."""
+    if not spec.hints:
+        return "NULL"
+    pairs = ", ".join(f"'{hint}', {alias}.{column}" for hint, column in spec.hints)
+    return f"json_object({pairs})::VARCHAR"
 
 
 def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn, ...]) -> int:
@@ -98,8 +136,9 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
             continue
         name = f"t.{spec.name_column}" if spec.name_column else "NULL"
         con.execute(
-            f"INSERT INTO staging.label_uses SELECT ?, t.snapshot_id, t.{spec.column}, {name}, "
-            f"t.source_id, count(*) FROM staging.{spec.table} AS t "
+            "INSERT INTO staging.label_uses (spec, snapshot_id, label, name, source_id, uses, "
+            f"hints) SELECT ?, t.snapshot_id, t.{spec.column}, {name}, t.source_id, count(*), "
+            f"{hints_sql(spec)} FROM staging.{spec.table} AS t "
             f"SEMI JOIN label_todo USING (snapshot_id) WHERE t.{spec.column} IS NOT NULL "
             "GROUP BY ALL",
             [key],
@@ -153,15 +192,16 @@ def _add_to_totals(con: duckdb.DuckDBPyConnection, counted: int) -> None:
 
 
 def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
-    """Distinct labels of one column over `build_scope`: label, its most used display name (ties
-    broken by text, so the same staging always gives the same name), the sources that use it,
-    and its uses. From the kept counts: refresh_label_uses first, in the same session (it finds
-    the counted snapshots out of the scope, `label_outside`)."""
+    """Distinct labels of one column over `build_scope`: label, its most used display name and
+    hints (ties broken by text, so the same staging always gives the same name and hints), the
+    sources that use it, and its uses. From the kept counts: refresh_label_uses first, in the
+    same session (it finds the counted snapshots out of the scope, `label_outside`)."""
     key = spec_key(spec)
     outside = con.execute("SELECT count(*) FROM label_outside WHERE spec = ?", [key]).fetchone()
     # the totals of every counted snapshot, less the counts of those the build does not read
     less = (
-        "UNION ALL SELECT u.label, u.name, u.source_id, -u.uses FROM staging.label_uses AS u "
+        "UNION ALL SELECT u.label, u.name, u.source_id, -u.uses, u.hints "
+        "FROM staging.label_uses AS u "
         "SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id "
         "WHERE u.spec = $spec"
         if outside and outside[0]
@@ -170,20 +210,28 @@ def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFram
     return con.execute(
         f"""
         WITH used AS (
-            SELECT label, name, source_id, sum(uses) AS uses FROM (
-                SELECT label, name, source_id, uses FROM staging.label_totals
+            SELECT label, name, source_id, sum(uses) AS uses, hints FROM (
+                SELECT label, name, source_id, uses, hints FROM staging.label_totals
                 WHERE spec = $spec {less}
             ) GROUP BY ALL HAVING sum(uses) > 0
         ),
         named AS (
             SELECT label, name, sum(uses) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
         ),
-        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label)
+        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label),
+        hinted AS (
+            SELECT label, hints, sum(uses) AS uses FROM used WHERE hints IS NOT NULL
+            GROUP BY ALL
+        ),
+        best_hints AS (
+            SELECT label, arg_min(hints, (-uses, hints)) AS hints FROM hinted GROUP BY label
+        )
         SELECT u.label, any_value(b.name) AS name,
                string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id) AS sources,
-               sum(u.uses)::BIGINT AS uses
+               sum(u.uses)::BIGINT AS uses, any_value(h.hints) AS hints
         FROM used AS u
         LEFT JOIN best AS b USING (label)
+        LEFT JOIN best_hints AS h USING (label)
         GROUP BY u.label
         """,
         {"spec": key},

@@ -4,6 +4,11 @@
 `fp8`. Only known markers are stripped, and only where publishers put them (a trailing
 parenthetical, trailing words, hyphenated suffixes of slug-like ids); every other word stays in
 the base, so a name that carries no variant comes back unchanged.
+
+A service tier word that is also part of model names (`turbo`, `fast`: "GPT-4 Turbo", "Grok 4
+Fast") is read as a tier outside parentheses only after a parameter count: a served checkpoint is
+named by its size ("Llama-3.3-70B-Instruct-Turbo", "llama-3.1-8b-instruct-fast"), a product
+model is not.
 """
 
 from __future__ import annotations
@@ -12,9 +17,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from pipeline.schema.quantization import (
+    DEFAULT_PRECISION,
+    QUANTIZATION_PRECISION,
+)
 from pipeline.schema.vocabulary import REASONING_EFFORTS
 
-DEFAULT_PRECISION = "unknown"
 DEFAULT_SERVICE_TIER = "standard"
 
 # Marker dimensions. `adapter` is LoRA readiness: recognised and stripped, but it sets nothing.
@@ -23,24 +31,6 @@ SERVICE_TIER = "service_tier"
 REASONING_EFFORT = "reasoning_effort"
 ADAPTER = "adapter"
 
-# Reviewed: what each `quantization` label OpenRouter writes means as a precision (its OpenAPI
-# `Quantization` enum, 2026-08, as written in endpoint responses). Microscaling formats count as
-# their element width: MXFP4 and NVFP4 are 4-bit floats, MXFP8 an 8-bit float. A label not in
-# this table is kept as written with precision `unknown` and reported (precision_of_quantization).
-QUANTIZATION_PRECISION: dict[str, str] = {
-    "fp32": "fp32",
-    "bf16": "bf16",
-    "fp16": "fp16",
-    "fp8": "fp8",
-    "mxfp8": "fp8",
-    "fp6": "fp6",
-    "fp4": "fp4",
-    "mxfp4": "fp4",
-    "nvfp4": "fp4",
-    "int8": "int8",
-    "int4": "int4",
-    "unknown": DEFAULT_PRECISION,
-}
 
 # Spellings of each marker, keyed by `alias_key` (casefolded, separators as one space).
 _PRECISION_MARKERS: dict[str, str] = {
@@ -62,7 +52,19 @@ _SERVICE_TIER_MARKERS: dict[str, str] = {
     "latency optimised": "latency-optimized",
     "reference": "reference",
 }
-_EFFORT_MARKERS: dict[str, str] = {effort: effort for effort in REASONING_EFFORTS}
+# Every way the sources write an effort (Artificial Analysis: "(Non-reasoning)", "(Reasoning,
+# Max Effort)", "(Adaptive Reasoning, Max Effort)", "(xhigh)"; OpenRouter and gateways:
+# ":thinking"). `reasoning` is reasoning on at a level not stated: a stated level refines it.
+REASONING_ON = "reasoning"
+NO_REASONING = "none"
+_EFFORT_MARKERS: dict[str, str] = {
+    **{effort: effort for effort in REASONING_EFFORTS},
+    **{f"{effort} effort": effort for effort in REASONING_EFFORTS},
+    "non reasoning": NO_REASONING,
+    "no reasoning": NO_REASONING,
+    "adaptive reasoning": REASONING_ON,
+    "thinking": REASONING_ON,
+}
 _ADAPTER_MARKERS: dict[str, str] = {"lora": "lora"}
 
 _ALL_MARKERS: dict[str, tuple[str, str]] = {
@@ -73,15 +75,37 @@ _ALL_MARKERS: dict[str, tuple[str, str]] = {
 }
 
 # Outside parentheses a word is only a marker where it cannot be part of a model's name:
-# "GPT-4 Turbo" and "Mistral Medium" are models, so turbo and efforts are never read from trailing
-# words or slug suffixes; "-fast" is, because Workers AI ids use it (llama-3.1-8b-instruct-fast).
+# "GPT-4 Turbo", "Grok 4 Fast" and "Mistral Medium" are models, so efforts are never read from
+# trailing words, and turbo and fast only after a parameter count (SIZED_ONLY); of the efforts
+# only the words no model is named by are read from slug suffixes (gpt-5.3-codex-xhigh,
+# grok-4-fast-non-reasoning; not `-high`, `-max`, `-medium`: qwen3-max, mistral-medium).
+SIZED_ONLY = frozenset({"turbo", "fast"})
 _TRAILING_WORD_MARKERS = frozenset(_PRECISION_MARKERS) | {"latency optimized", "latency optimised"}
-_SLUG_SUFFIX_MARKERS = _TRAILING_WORD_MARKERS | {"fast"} | frozenset(_ADAPTER_MARKERS)
+_SLUG_SUFFIX_MARKERS = (
+    _TRAILING_WORD_MARKERS
+    | SIZED_ONLY
+    | frozenset(_ADAPTER_MARKERS)
+    | {"xhigh", "minimal", "non reasoning"}
+)
 # A provider's name never ends in a service tier, so on provider names every service tier word is
 # a marker, in parentheses or not ("DeepInfra Turbo FP8", "Fireworks Fast", "Nebius Base"). "Base"
 # is a marker only there: "Llama 3.1 70B (Base)" is the base model, not a service tier.
 _PROVIDER_TRAILING_MARKERS = _TRAILING_WORD_MARKERS | frozenset(_SERVICE_TIER_MARKERS)
+_MODEL_TRAILING_MARKERS = _TRAILING_WORD_MARKERS | SIZED_ONLY
 _MODEL_ONLY_EXCLUDED = frozenset({"base"})
+
+# A parameter count as model ids write it: 70b, 1.5B, 270m, 1t, 8x7b (experts x size), a22b
+# (active), e4b (effective), 128e (experts).
+SIZE = re.compile(r"^(?:\d+(?:\.\d+)?[bmt]|\d+x\d+(?:\.\d+)?b|[ae]\d+(?:\.\d+)?b|\d+e)$")
+# words of a name: separators, and dots that are not a decimal point (1.5b keeps its dot)
+_WORDS = re.compile(r"[\s\-_/:,()\[\]]+|\.(?!\d)|(?<!\d)\.")
+
+
+def has_size(text: str) -> bool:
+    """Whether a name carries a parameter count ('Llama-3.3-70B-Instruct': 70B)."""
+    words = _WORDS.split(unicodedata.normalize("NFKC", text).casefold())
+    return any(SIZE.match(word) for word in words if word)
+
 
 _SEPARATORS = re.compile(r"[\s\-_\u2010-\u2015]+")
 _PARENTHETICAL = re.compile(r"^(?P<base>.*?\S)\s*\((?P<inner>[^()]*)\)$")
@@ -100,15 +124,6 @@ class Variant:
     tokens: tuple[str, ...] = ()
 
 
-def precision_of_quantization(label: str | None) -> str | None:
-    """The precision a quantization label means (`QUANTIZATION_PRECISION`, any case): `unknown`
-    for no label or the label 'unknown', None for a label the table does not know (the caller
-    keeps the label, uses precision `unknown` and reports it)."""
-    if label is None:
-        return DEFAULT_PRECISION
-    return QUANTIZATION_PRECISION.get(label.strip().casefold())
-
-
 def clean_label(label: str) -> str:
     """Strip and collapse runs of whitespace (including newlines and no-break spaces)."""
     return " ".join(label.split())
@@ -122,9 +137,18 @@ def alias_key(text: str) -> str:
     return _SEPARATORS.sub(" ", folded).strip()
 
 
+_ASCII_SEPARATORS = str.maketrans("-_", "  ")
+
+
 def _lookup(
     token: str, allowed: frozenset[str] | None = None, excluded: frozenset[str] = frozenset()
 ) -> tuple[str, str] | None:
+    if token.isascii() and " " not in token:
+        # most tokens are no marker: an ASCII word's key is its lower case with - and _ as
+        # spaces, so a miss needs no Unicode normalisation (a label has several tokens to try)
+        key = token.lower().translate(_ASCII_SEPARATORS)
+        if key not in _ALL_MARKERS:
+            return None
     key = alias_key(token)
     if (allowed is not None and key not in allowed) or key in excluded:
         return None
@@ -146,7 +170,14 @@ def _strip_parenthetical(text: str, excluded: frozenset[str]) -> tuple[str, Foun
     return match["base"], found
 
 
-def _strip_trailing_words(text: str, allowed: frozenset[str]) -> tuple[str, Found] | None:
+def _sized_enough(token: str, base: str, sized_only: frozenset[str]) -> bool:
+    """A tier word that also names models (turbo, fast) counts only after a parameter count."""
+    return alias_key(token) not in sized_only or has_size(base)
+
+
+def _strip_trailing_words(
+    text: str, allowed: frozenset[str], sized_only: frozenset[str]
+) -> tuple[str, Found] | None:
     words = text.split(" ")
     # Two-word markers first so "Latency Optimized" is read as one marker.
     for count in (2, 1):
@@ -154,8 +185,9 @@ def _strip_trailing_words(text: str, allowed: frozenset[str]) -> tuple[str, Foun
             continue
         token = " ".join(words[-count:])
         marker = _lookup(token, allowed)
-        if marker is not None:
-            return " ".join(words[:-count]), [(token, *marker)]
+        base = " ".join(words[:-count])
+        if marker is not None and _sized_enough(token, base, sized_only):
+            return base, [(token, *marker)]
     return None
 
 
@@ -167,17 +199,40 @@ def _strip_slug_suffix(text: str) -> tuple[str, Found] | None:
         token = "-".join(parts[-count:])
         marker = _lookup(token, _SLUG_SUFFIX_MARKERS)
         base = "-".join(parts[:-count])
-        if marker is not None and base and not base.endswith("/"):
+        if (
+            marker is not None
+            and base
+            and not base.endswith("/")
+            and _sized_enough(token, base, SIZED_ONLY)
+        ):
             return base, [(token, *marker)]
     return None
 
 
+def merged_effort(held: str, value: str) -> str | None:
+    """Two efforts one label states as one: the same one, or a stated level for reasoning on at
+    no stated level ("Reasoning, High Effort": high); None when they contradict
+    ("Non-reasoning, High Effort")."""
+    if held == value:
+        return held
+    if REASONING_ON in (held, value):
+        level = value if held == REASONING_ON else held
+        return level if level != NO_REASONING else None
+    return None
+
+
 def _merge(state: dict[str, str], found: Found) -> dict[str, str] | None:
-    """The variant with `found` added, or None when it contradicts itself (FP8 and FP16)."""
+    """The variant with `found` added, or None when it contradicts itself (FP8 and FP16;
+    non-reasoning and high effort)."""
     merged = dict(state)
     for _, dimension, value in found:
-        if merged.setdefault(dimension, value) != value:
+        held = merged.setdefault(dimension, value)
+        combined = merged_effort(held, value) if dimension == REASONING_EFFORT else None
+        if held == value:
+            continue
+        if combined is None:
             return None
+        merged[dimension] = combined
     return merged
 
 
@@ -187,11 +242,15 @@ def parse_variant(label: str, *, provider: bool = False) -> Variant:
     base = clean_label(label)
     state: dict[str, str] = {}
     tokens: list[str] = []
-    trailing = _PROVIDER_TRAILING_MARKERS if provider else _TRAILING_WORD_MARKERS
+    trailing = _PROVIDER_TRAILING_MARKERS if provider else _MODEL_TRAILING_MARKERS
     excluded = frozenset() if provider else _MODEL_ONLY_EXCLUDED
+    # on a provider's name every tier word is a marker; on a model's, turbo and fast need a size
+    sized_only = frozenset() if provider else SIZED_ONLY
     while True:
         if " " in base:
-            step = _strip_parenthetical(base, excluded) or _strip_trailing_words(base, trailing)
+            step = _strip_parenthetical(base, excluded) or _strip_trailing_words(
+                base, trailing, sized_only
+            )
         else:
             # Slug-like ids ("@cf/meta/llama-3.3-70b-instruct-fp8-fast") carry hyphen suffixes.
             step = _strip_parenthetical(base, excluded) or _strip_slug_suffix(base)

@@ -39,14 +39,12 @@ from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
+from pipeline.sources.formats import MAX_MEMBERS
 from pipeline.support import strict_json
 
-BUNDLE_CONTENT_TYPE = "application/vnd.speedbook.bundle"
-BUNDLE_EXTENSION = "bundle"
 VERSION = 1
 MAGIC = b'{"speedbook_bundle":'  # every bundle starts with these bytes
 
-MAX_MEMBERS = 100_000
 MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 1024 * 1024
 MAX_URL_LENGTH = 2048

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from pipeline.raw.freshness import due
 from pipeline.raw.outcomes import latest_outcomes
-from pipeline.raw.snapshots import SnapshotStore
+from pipeline.raw.store import open_store
 from pipeline.sources.registry import RegistryError, Source, load_crons, load_registry
 from pipeline.sources.schedule import next_tick
 from pipeline.support.settings import Settings
@@ -35,7 +35,8 @@ class DuePlan:
 
 def due_sources(settings: Settings, now: datetime, cadence: str | None = None) -> DuePlan:
     """The sources of `cadence` (or of every cadence with a cron string when None) that are due
-    at `now`. Sources of a cadence without a cron string are never due: they are fetched by hand.
+    at `now`. Sources of a cadence without a cron string, and sources the registry marks
+    `scheduled = false`, are never due: they are fetched by hand.
     Raises RegistryError for a broken registry or a cadence without a cron string."""
     sources = load_registry(settings.registry)
     crons = load_crons(settings.registry)
@@ -47,10 +48,10 @@ def due_sources(settings: Settings, now: datetime, cadence: str | None = None) -
     wanted = [
         source
         for source in sources.values()
-        if source.cadence in crons and cadence in (None, source.cadence)
+        if source.scheduled and source.cadence in crons and cadence in (None, source.cadence)
     ]
     ticks = {name: next_tick(cron, now) for name, cron in crons.items()}
-    store = SnapshotStore(settings.raw_dir)
+    store = open_store(settings.snapshot_store)
     outcomes = latest_outcomes(settings.raw_dir)
     due_now, later = [], []
     for source in wanted:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pipeline.raw.s3_store import is_object_location
 from pipeline.raw.snapshots import (
     SnapshotDamaged,
     SnapshotMeta,
@@ -15,6 +16,7 @@ from pipeline.raw.snapshots import (
     format_utc,
     still_verified,
 )
+from pipeline.raw.store import Store, open_store
 from pipeline.sources.registry import Source
 from pipeline.support.file_keys import FileKey
 
@@ -56,14 +58,14 @@ class Listing:
     problems: tuple[str, ...]  # records that could not be read
 
     @classmethod
-    def of(cls, store: SnapshotStore) -> Listing:
+    def of(cls, store: Store) -> Listing:
         problems: list[str] = []
         snapshots, withdrawals = store.list_and_withdrawals(errors=problems)
         return cls(tuple(snapshots), tuple(withdrawals), tuple(problems))
 
 
 def take_inventory(
-    store: SnapshotStore,
+    store: Store,
     sources: dict[str, Source],
     as_of: datetime | None = None,
     *,
@@ -96,7 +98,7 @@ def take_inventory(
 
 
 def citation_check(
-    store: SnapshotStore,
+    store: Store,
     listing: Listing | None = None,
     verified: Mapping[str, tuple[str, FileKey]] | None = None,
 ) -> Callable[[str, str], str | None]:
@@ -141,20 +143,27 @@ def citation_check(
     return check
 
 
-def scope_problem(raw_dir: Path, as_of: datetime | None) -> str | None:
+def scope_problem(raw_dir: Path | str, as_of: datetime | None) -> str | None:
     """Why a build has nothing to read, in one line saying what to do, or None: a warehouse
     folder with no snapshot store, an empty store, an --as-of bound before the first snapshot.
-    Checked before a build starts, so a typo'd path or year fails at once and changes nothing."""
-    warehouse = raw_dir.parent
-    if not raw_dir.is_dir():
-        return (
-            f"{warehouse} has no snapshot store ({raw_dir} is missing): point --warehouse at a "
-            "warehouse folder, or add a first snapshot there (`speedbook snapshot add`, "
-            "`speedbook fetch`)"
-        )
-    store = SnapshotStore(raw_dir)
+    Checked before a build starts, so a typo'd path or year fails at once and changes nothing.
+    `raw_dir`: the store's location, a folder or an s3:// prefix (`Settings.snapshot_store`)."""
+    if is_object_location(raw_dir):
+        store: Store = open_store(raw_dir)
+        where = store.location
+    else:
+        raw_dir = Path(raw_dir)
+        warehouse = raw_dir.parent
+        if not raw_dir.is_dir():
+            return (
+                f"{warehouse} has no snapshot store ({raw_dir} is missing): point --warehouse at "
+                "a warehouse folder, or add a first snapshot there (`speedbook snapshot add`, "
+                "`speedbook fetch`)"
+            )
+        store = SnapshotStore(raw_dir)
+        where = str(raw_dir)
     empty = (
-        f"no snapshot in {raw_dir} yet: add one (`speedbook snapshot add`) or fetch "
+        f"no snapshot in {where} yet: add one (`speedbook snapshot add`) or fetch "
         "(`speedbook fetch`)"
     )
     if as_of is None:  # one readable record will do: listing a large store takes seconds

@@ -1,33 +1,46 @@
-"""Fetch outcomes: an append-only JSON-lines log per source, ``<raw>/<source_id>/_outcomes.jsonl``.
+"""Fetch outcomes: an append-only JSON-lines log per source,
+``<warehouse>/state/fetch/<source_id>.jsonl`` (pipeline/raw/state.py).
 
 Every fetch of a source appends exactly one line, whatever happened, so "when did we last try,
 and what went wrong" survives the process. Appends use O_APPEND with one write per line and an
 fsync, so concurrent writers never interleave inside a line and a crash loses at most the line
-being written; readers skip a torn line. The snapshot store only reads ``*.meta.json``, so the
-log never looks like a snapshot. Like every store file, a log is opened without following a link
-or blocking on a FIFO, and only a regular file is read or appended to; a reader reads at most its
-last MAX_LOG_BYTES (the newest outcomes, tens of thousands of lines).
+being written; readers skip a torn line. Like every store file, a log is opened without
+following a link or blocking on a FIFO, and only a regular file is read or appended to; a reader
+reads at most its last MAX_LOG_BYTES (the newest outcomes, tens of thousands of lines).
+
+The logs used to be kept in the snapshot store, ``<raw>/<source_id>/_outcomes.jsonl``, where every
+fetch left an untracked file in the committed corpus. A log found there is adopted the first time
+its source's log is read or written: its lines go first into the new log (none twice), then the
+old file is removed, so no history is lost.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.raw.snapshots import check_source_id, format_utc, parse_utc, read_store_file
+from pipeline.raw.state import fetch_log_dir
 from pipeline.schema.vocabulary import FETCH_OUTCOMES
 from pipeline.sources.registry import SLUG
 
 OUTCOMES = FETCH_OUTCOMES
 # Outcomes whose detail is the reason, shown as `<outcome>: <detail>`.
 WITH_REASON = ("skipped", "failed")
-LOG_NAME = "_outcomes.jsonl"
+LOG_SUFFIX = ".jsonl"
+OLD_LOG_NAME = "_outcomes.jsonl"  # the log's name in the store's source folder, before
 MAX_LOG_BYTES = 16_000_000
+MAX_ADOPTED_BYTES = 1 << 31  # an old log is adopted whole: all of its history
+LOCK_NAME = ".adopt.lock"
 
 
 @dataclass(frozen=True)
@@ -75,13 +88,81 @@ class OutcomeRecord:
 
 
 def log_path(raw_dir: Path, source_id: str) -> Path:
-    # a slug only, so the path stays inside the store (SnapshotError is a ValueError)
-    return raw_dir / check_source_id(source_id) / LOG_NAME
+    # a slug only, so the path stays inside its folder (SnapshotError is a ValueError)
+    return fetch_log_dir(raw_dir) / f"{check_source_id(source_id)}{LOG_SUFFIX}"
+
+
+def old_log_path(raw_dir: Path, source_id: str) -> Path:
+    """Where the source's log was kept before: in its folder of the snapshot store."""
+    return raw_dir / check_source_id(source_id) / OLD_LOG_NAME
+
+
+def _fsync_dir(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+@contextmanager
+def _adopting(folder: Path) -> Iterator[None]:
+    """One adopter at a time per warehouse (an flock the kernel drops with its holder)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return [line for line in data.split(b"\n") if line.strip()]
+
+
+def adopt_old_log(raw_dir: Path, source_id: str) -> bool:
+    """Move a log left in the snapshot store into the state folder: its lines first, then those
+    the new log has (none twice, so an adoption cut short by a crash can run again), written
+    through a rename; then the old file goes. True when one was adopted. A link or a FIFO under
+    the old name is left alone (never read). Raises OSError when the folders cannot be written."""
+    old = old_log_path(raw_dir, source_id)
+    if not os.path.lexists(old):
+        return False
+    new = log_path(raw_dir, source_id)
+    with _adopting(new.parent):
+        if not os.path.lexists(old):
+            return False  # another process adopted it meanwhile
+        try:
+            adopted = _lines(read_store_file(old, MAX_ADOPTED_BYTES))
+        except OSError:
+            return False  # not a regular file: never read, as before
+        try:
+            current = _lines(read_store_file(new, MAX_ADOPTED_BYTES))
+        except FileNotFoundError:
+            current = []
+        have = set(current)
+        merged = [line for line in adopted if line not in have] + current
+        handle, tmp = tempfile.mkstemp(prefix=".adopt-", dir=new.parent)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(b"".join(line + b"\n" for line in merged))
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, new)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _fsync_dir(new.parent)
+        old.unlink()
+        _fsync_dir(old.parent)
+    return True
 
 
 def append_record(raw_dir: Path, record: OutcomeRecord) -> None:
     """Append one line durably. If an earlier writer died mid-line, start on a fresh line so
     this record is not glued to the torn one (and lost with it)."""
+    adopt_old_log(raw_dir, record.source_id)
     path = log_path(raw_dir, record.source_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     created = not path.exists()
@@ -107,11 +188,7 @@ def append_record(raw_dir: Path, record: OutcomeRecord) -> None:
     finally:
         os.close(handle)
     if created:  # make the new directory entry durable too
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        _fsync_dir(path.parent)
 
 
 def record_outcome(
@@ -144,14 +221,26 @@ def record_outcome(
     return record
 
 
+def _log_bytes(raw_dir: Path, source_id: str) -> bytes:
+    """The last MAX_LOG_BYTES of the source's log; a log still at the old place is adopted
+    first, or (a warehouse this process cannot write) read where it is, before the new one."""
+    with suppress(OSError):
+        adopt_old_log(raw_dir, source_id)
+    data = b""
+    for path in (old_log_path(raw_dir, source_id), log_path(raw_dir, source_id)):
+        try:
+            part = read_store_file(path, MAX_LOG_BYTES, tail=True)
+        except OSError:
+            continue
+        data = (data + b"\n" + part if data else part)[-MAX_LOG_BYTES:]
+    return data
+
+
 def read_outcomes(raw_dir: Path, source_id: str) -> list[OutcomeRecord]:
     """A source's log, oldest first (at most its last MAX_LOG_BYTES). Torn or unreadable lines (a
     crash mid-append, a hand edit) are skipped: the log is a history, and one bad line must not
     hide the rest. A log that is not a regular file (a FIFO, a link) reads as empty."""
-    try:
-        data = read_store_file(log_path(raw_dir, source_id), MAX_LOG_BYTES, tail=True)
-    except OSError:
-        return []
+    data = _log_bytes(raw_dir, source_id)
     lines = data.split(b"\n")
     if len(data) == MAX_LOG_BYTES:
         lines = lines[1:]  # the first line may be cut: only whole lines are read
@@ -168,15 +257,22 @@ def read_outcomes(raw_dir: Path, source_id: str) -> list[OutcomeRecord]:
     return records
 
 
+def logged_sources(raw_dir: Path) -> list[str]:
+    """Every source id with a log, in the state folder or still at the old place."""
+    found: set[str] = set()
+    logs = fetch_log_dir(raw_dir)
+    if logs.is_dir():
+        found |= {p.name.removesuffix(LOG_SUFFIX) for p in logs.glob(f"*{LOG_SUFFIX}")}
+    if raw_dir.is_dir():
+        found |= {p.name for p in raw_dir.iterdir() if os.path.lexists(p / OLD_LOG_NAME)}
+    return sorted(source_id for source_id in found if SLUG.fullmatch(source_id))
+
+
 def latest_outcomes(raw_dir: Path) -> dict[str, OutcomeRecord]:
     """The last readable outcome of every source that has a log, by source id."""
     latest: dict[str, OutcomeRecord] = {}
-    if not raw_dir.is_dir():
-        return latest
-    for directory in sorted(p for p in raw_dir.iterdir() if p.is_dir()):
-        if not SLUG.fullmatch(directory.name):
-            continue
-        records = read_outcomes(raw_dir, directory.name)
+    for source_id in logged_sources(raw_dir):
+        records = read_outcomes(raw_dir, source_id)
         if records:
-            latest[directory.name] = records[-1]
+            latest[source_id] = records[-1]
     return latest

@@ -46,7 +46,7 @@ from typing import BinaryIO
 
 import orjson
 
-from pipeline.schema.vocabulary import OBTAINED_BY
+from pipeline.schema.vocabulary import OBTAINED_BY, TIME_BOUNDS
 from pipeline.sources.registry import SLUG
 from pipeline.support.faults import pause_point
 from pipeline.support.file_keys import FileKey, file_key
@@ -95,6 +95,9 @@ class SnapshotMeta:
     bytes_file: str = ""  # set when this record re-uses an older snapshot's bytes
     # obtained_by "reconstructed" only: the document the bytes were rebuilt from
     reconstructed_from: dict[str, str | None] | None = None
+    # "exact", or "lower_bound" when the capture time was not recorded and retrieved_at is the
+    # earliest it can have been (a time the response itself gives)
+    retrieved_at_bound: str = "exact"
 
     @property
     def data_file(self) -> str:
@@ -114,6 +117,8 @@ class SnapshotMeta:
             del record["bytes_file"]  # keeps the common record as it always was
         if record["reconstructed_from"] is None:
             del record["reconstructed_from"]
+        if record["retrieved_at_bound"] == "exact":
+            del record["retrieved_at_bound"]  # keeps the common record as it always was
         return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -420,6 +425,9 @@ def _plain_name(name: str) -> bool:
 # What a reconstructed snapshot's `reconstructed_from` holds: the document's title, and where
 # known its address and the id (<source_id>/<file>) of the snapshot of it in this store.
 RECONSTRUCTED_FROM = ("title", "url", "snapshot")
+# Optional: how the document gives the figures the reconstruction carries ("approx": it rounds
+# them); every figure read from the reconstruction carries that qualifier.
+RECONSTRUCTED_QUALIFIERS = ("approx",)
 
 
 def reconstruction_problem(obtained_by: str, reconstructed_from: object) -> str | None:
@@ -431,8 +439,14 @@ def reconstruction_problem(obtained_by: str, reconstructed_from: object) -> str 
         return None
     if not isinstance(reconstructed_from, dict):
         return "obtained_by 'reconstructed' needs reconstructed_from: {title, url, snapshot}"
-    if sorted(reconstructed_from) != sorted(RECONSTRUCTED_FROM):
-        return f"reconstructed_from must have exactly the keys {', '.join(RECONSTRUCTED_FROM)}"
+    if sorted(k for k in reconstructed_from if k != "qualifier") != sorted(RECONSTRUCTED_FROM):
+        return (
+            f"reconstructed_from must have exactly the keys {', '.join(RECONSTRUCTED_FROM)} "
+            "(and, optionally, qualifier)"
+        )
+    qualifier = reconstructed_from.get("qualifier")
+    if qualifier is not None and qualifier not in RECONSTRUCTED_QUALIFIERS:
+        return f"reconstructed_from.qualifier {qualifier!r} is not one of approx"
     title, url, snapshot = (reconstructed_from[key] for key in RECONSTRUCTED_FROM)
     if not isinstance(title, str) or not title.strip():
         return "reconstructed_from.title must be a non-empty string"
@@ -477,6 +491,10 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
         raise ValueError(f"size {meta.size!r} is not a non-negative integer")
     if meta.obtained_by not in OBTAINED_BY:
         raise ValueError(f"obtained_by {meta.obtained_by!r} is not one of {', '.join(OBTAINED_BY)}")
+    if meta.retrieved_at_bound not in TIME_BOUNDS:
+        raise ValueError(
+            f"retrieved_at_bound {meta.retrieved_at_bound!r} is not one of {', '.join(TIME_BOUNDS)}"
+        )
     problem = reconstruction_problem(meta.obtained_by, meta.reconstructed_from)
     if problem:
         raise ValueError(problem)
@@ -490,19 +508,188 @@ def _check_record(record: object, folder: str) -> SnapshotMeta:
     return replace(meta, retrieved_at=retrieved_at)
 
 
-def _stored_names(meta: SnapshotMeta) -> tuple[str, str]:
+def record_from_bytes(data: bytes, where: str, folder: str, name: str) -> SnapshotMeta:
+    """A metadata record read from the store (`name` in the source folder `folder`; `where`
+    says where, for messages), checked field by field; SnapshotError naming `where` when it is
+    not a record, not valid, or names another file."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError alike
+        raise SnapshotError(f"{where}: unreadable snapshot metadata: {error}") from None
+    try:
+        meta = _check_record(record, folder)
+    except ValueError as error:
+        raise SnapshotError(f"{where}: invalid snapshot metadata: {error}") from None
+    if name != meta.file + META_SUFFIX:
+        raise SnapshotError(f"{where}: metadata names another file ({meta.file})")
+    return meta
+
+
+def withdrawal_from_bytes(meta: SnapshotMeta, data: bytes | None, name: str) -> Withdrawal:
+    """A withdrawal marker as read (`data`; None when it could not be read at all); a marker
+    that cannot be read still withdraws its snapshot (its presence is what counts), with a
+    reason that says so."""
+    try:
+        if data is None:
+            raise OSError("cannot be read")
+        record = json.loads(data.decode("utf-8"))
+        withdrawn_at = format_utc(parse_utc(record["withdrawn_at"]))
+        reason = record.get("reason", "")
+        if not isinstance(reason, str):
+            raise ValueError("reason is not a string")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return Withdrawal(meta, meta.retrieved_at, f"(unreadable marker {name}: {error})")
+    return Withdrawal(meta, withdrawn_at, reason)
+
+
+def withdrawal_record(meta: SnapshotMeta, reason: str, when: datetime) -> tuple[Withdrawal, bytes]:
+    """The withdrawal of `meta`, and the bytes of its marker."""
+    record = {"snapshot_id": meta.snapshot_id, "withdrawn_at": format_utc(when), "reason": reason}
+    text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return Withdrawal(meta, record["withdrawn_at"], reason), text.encode("utf-8")
+
+
+def addition_problem(
+    source_id: str,
+    url: str,
+    retrieved_at: datetime,
+    obtained_by: str,
+    reconstructed_from: dict[str, str | None] | None,
+) -> str | None:
+    """Why a new snapshot cannot be stored with this provenance, or None: the rules every
+    record is read with, so that nothing is stored that no reader accepts."""
+    if obtained_by not in OBTAINED_BY:
+        return f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}"
+    problem = reconstruction_problem(obtained_by, reconstructed_from)
+    if problem:
+        return f"{source_id}: {problem}"
+    problem = url_problem(url)
+    if problem:
+        return f"{source_id}: url {url_for_message(url)} {problem}"
+    problem = retrieval_problem(retrieved_at)
+    if problem:
+        return f"{source_id}: retrieved_at {format_utc(retrieved_at)} {problem}"
+    return None
+
+
+def already_stored(
+    snapshots: list[SnapshotMeta], digest: str, retrieved_at: datetime
+) -> SnapshotMeta | None:
+    """The snapshot that already stands for these bytes (`snapshots`: the source's, oldest
+    first): the newest with this sha256, when it is the source's newest or when the new one
+    would be no later than the newest. None: a new record is due."""
+    same = [m for m in snapshots if m.sha256 == digest]
+    newest = snapshots[-1] if snapshots else None
+    if same and newest is not None and (same[-1] == newest or retrieved_at <= newest.retrieved):
+        return same[-1]
+    return None
+
+
+def new_record(
+    snapshots: list[SnapshotMeta],
+    source_id: str,
+    digest: str,
+    size: int,
+    *,
+    url: str,
+    retrieved_at: datetime,
+    content_type: str,
+    obtained_by: str,
+    extension: str,
+    note: str,
+    http: dict[str, str] | None,
+    reconstructed_from: dict[str, str | None] | None,
+) -> SnapshotMeta:
+    """The record of a new snapshot of these bytes. Bytes seen before (the page came back to
+    them) get a record pointing at the older copy (`bytes_file`), not a second copy."""
+    same = [m for m in snapshots if m.sha256 == digest]
+    reused = same[-1] if same else None
+    if reused is not None:
+        note = (note + " " if note else "") + f"(same bytes as {reused.file})"
+    return SnapshotMeta(
+        source_id=source_id,
+        url=url,
+        retrieved_at=format_utc(retrieved_at),
+        sha256=digest,
+        size=size,
+        content_type=content_type,
+        obtained_by=obtained_by,
+        file=snapshot_file_name(retrieved_at, digest, extension),
+        note=note,
+        http=dict(sorted((http or {}).items())),
+        bytes_file=reused.data_file if reused else "",
+        reconstructed_from=reconstructed_from,
+    )
+
+
+def taken_name_problem(
+    source_id: str, name: str, withdrawn: bool, recorded: bool, where: str
+) -> str | None:
+    """Why a new snapshot cannot take the name `name` (its record is `where`): a withdrawn
+    snapshot holds it, or a record no listing could read."""
+    if withdrawn:
+        return (
+            f"{source_id}/{name} holds these bytes at this time and was withdrawn; "
+            "store them again with another --retrieved-at"
+        )
+    if recorded:  # only an unreadable record gets here
+        return f"{where} exists but cannot be read; move it away to store these bytes at this time"
+    return None
+
+
+def verified_bytes(meta: SnapshotMeta, data: bytes, compressed: bool, where: str) -> bytes:
+    """The snapshot's bytes from what its data file holds (`compressed`: the `.gz` one,
+    decompressed never to more than the recorded size), checked against the recorded sha256;
+    SnapshotDamaged naming the snapshot and `where` otherwise."""
+    if compressed:
+        try:
+            data = decompress(data, min(meta.size, MAX_SNAPSHOT_BYTES))
+        except OSError as error:
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {where}: {reason}") from None
+    if sha256_hex(data) != meta.sha256:
+        raise SnapshotDamaged(
+            f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
+            f"on disk {sha256_hex(data)[:12]}…): the file was changed or damaged"
+        )
+    return data
+
+
+def stored_names(meta: SnapshotMeta) -> tuple[str, str]:
     """Where a snapshot's bytes may be in its source's folder, in the order they are looked for:
     its plain data file, else the compressed one beside it."""
     return meta.data_file, meta.data_file + COMPRESSED_SUFFIX
 
 
-class SnapshotStore:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.cleaned: list[Path] = []  # temporary files of killed writers this store deleted
+class StoreBase:
+    """What every snapshot store does the same way, from its backend's `add_stream` (store
+    bytes and their record), `_scan` (every readable record and the withdrawn ones) and
+    `_withdrawal` (a withdrawn snapshot's marker as read): the local folder (SnapshotStore) and
+    an S3 prefix (pipeline.raw.s3_store). Callers use `pipeline.raw.store.open_store`."""
 
-    def source_dir(self, source_id: str) -> Path:
-        return self.root / check_source_id(source_id)
+    def add_stream(
+        self,
+        source_id: str,
+        reader: BinaryIO,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+        reconstructed_from: dict[str, str | None] | None = None,
+    ) -> AddResult:
+        raise NotImplementedError
+
+    def _scan(
+        self, source_id: str | None, as_of: datetime | None, errors: list[str] | None
+    ) -> tuple[list[SnapshotMeta], set[str]]:
+        raise NotImplementedError
+
+    def _withdrawal(self, meta: SnapshotMeta) -> Withdrawal:
+        raise NotImplementedError
 
     def add(
         self,
@@ -531,104 +718,6 @@ class SnapshotStore:
             http=http,
             reconstructed_from=reconstructed_from,
         )
-
-    def add_stream(
-        self,
-        source_id: str,
-        reader: BinaryIO,
-        *,
-        url: str,
-        retrieved_at: datetime,
-        content_type: str,
-        obtained_by: str,
-        extension: str,
-        note: str = "",
-        http: dict[str, str] | None = None,
-        reconstructed_from: dict[str, str | None] | None = None,
-    ) -> AddResult:
-        """Store what `reader` yields as a new snapshot, unless the source already has these
-        bytes as its newest (or at a later time). The bytes are copied into a temporary file and
-        hashed as they come, never held in memory whole; more than MAX_SNAPSHOT_BYTES is refused.
-        Temporary files of killed writers in the source's folder are deleted first."""
-        if obtained_by not in OBTAINED_BY:
-            raise SnapshotError(f"obtained_by must be one of {OBTAINED_BY}, got {obtained_by!r}")
-        problem = reconstruction_problem(obtained_by, reconstructed_from)
-        if problem:
-            raise SnapshotError(f"{source_id}: {problem}")
-        # the rules every record is read with: never store what no reader accepts
-        problem = url_problem(url)
-        if problem:
-            raise SnapshotError(f"{source_id}: url {url_for_message(url)} {problem}")
-        problem = retrieval_problem(retrieved_at)
-        if problem:
-            raise SnapshotError(f"{source_id}: retrieved_at {format_utc(retrieved_at)} {problem}")
-        directory = self.source_dir(source_id)
-        if directory.is_dir():
-            self.cleaned += clean_leftovers(directory)
-        with _temporary(directory, "." + extension.lstrip(".")) as (out, tmp):
-            copied = _copy(reader, out, source_id)
-            if not copied.size:
-                raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
-            digest = copied.digest.hexdigest()
-            # an unreadable old record skips only its snapshot, here as in every listing
-            skipped: list[str] = []
-            snapshots = self.list(source_id, errors=skipped)
-            same = [m for m in snapshots if m.sha256 == digest]
-            newest = snapshots[-1] if snapshots else None
-            if same and (same[-1] == newest or retrieved_at <= newest.retrieved):  # type: ignore[union-attr]
-                return AddResult(same[-1], created=False, skipped=tuple(skipped))
-            name = snapshot_file_name(retrieved_at, digest, extension)
-            if (directory / (name + WITHDRAWN_SUFFIX)).exists():
-                raise SnapshotError(
-                    f"{source_id}/{name} holds these bytes at this time and was withdrawn; "
-                    "store them again with another --retrieved-at"
-                )
-            if (directory / (name + META_SUFFIX)).exists():  # only an unreadable record gets here
-                raise SnapshotError(
-                    f"{directory / (name + META_SUFFIX)} exists but cannot be read; move it away "
-                    "to store these bytes at this time"
-                )
-            # bytes seen before (the page came back to them): a new record, no second copy
-            reused = same[-1] if same else None
-            if reused is not None:
-                note = (note + " " if note else "") + f"(same bytes as {reused.file})"
-            meta = SnapshotMeta(
-                source_id=source_id,
-                url=url,
-                retrieved_at=format_utc(retrieved_at),
-                sha256=digest,
-                size=copied.size,
-                content_type=content_type,
-                obtained_by=obtained_by,
-                file=name,
-                note=note,
-                http=dict(sorted((http or {}).items())),
-                bytes_file=reused.data_file if reused else "",
-                reconstructed_from=reconstructed_from,
-            )
-            if reused is None:  # the bytes before the record that names them
-                if copied.size >= COMPRESS_FROM:
-                    _compress_into(out, tmp, directory / (name + COMPRESSED_SUFFIX))
-                else:
-                    _durable_rename(out, tmp, directory / name)
-        _atomic_write(directory / (name + META_SUFFIX), meta.to_json().encode("utf-8"))
-        return AddResult(meta, created=True, skipped=tuple(skipped))
-
-    def _read_meta(self, path: Path) -> SnapshotMeta:
-        try:
-            record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
-        except OSError as error:
-            reason = error.strerror if error.filename is None and error.strerror else error
-            raise SnapshotError(f"{path}: unreadable snapshot metadata: {reason}") from None
-        except ValueError as error:
-            raise SnapshotError(f"{path}: unreadable snapshot metadata: {error}") from None
-        try:
-            meta = _check_record(record, path.parent.name)
-        except ValueError as error:
-            raise SnapshotError(f"{path}: invalid snapshot metadata: {error}") from None
-        if path.name != meta.file + META_SUFFIX:
-            raise SnapshotError(f"{path}: metadata names another file ({meta.file})")
-        return meta
 
     def list(
         self,
@@ -672,34 +761,133 @@ class SnapshotStore:
             [self._withdrawal(meta) for meta in found if meta.snapshot_id in withdrawn],
         )
 
+    def find(self, source_id: str, name: str) -> SnapshotMeta:
+        """A snapshot of a source by its file name or its id (`<source_id>/<file>`), withdrawn
+        ones included; raises SnapshotError naming what was asked for when there is none."""
+        file = name.removeprefix(f"{source_id}/")
+        errors: list[str] = []
+        for meta in self.list(source_id, errors=errors, include_withdrawn=True):
+            if meta.file == file:
+                return meta
+        raise SnapshotError(
+            f"no snapshot {name!r} of source {source_id!r} "
+            f"(see `speedbook snapshot list {source_id}`)"
+        )
+
+    def latest(self, source_id: str, *, as_of: datetime | None = None) -> SnapshotMeta | None:
+        snapshots = self.list(source_id, as_of=as_of)
+        return snapshots[-1] if snapshots else None
+
+
+class SnapshotStore(StoreBase):
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cleaned: list[Path] = []  # temporary files of killed writers this store deleted
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as `open_store` takes it: its folder."""
+        return str(self.root)
+
+    def source_dir(self, source_id: str) -> Path:
+        return self.root / check_source_id(source_id)
+
+    def add_stream(
+        self,
+        source_id: str,
+        reader: BinaryIO,
+        *,
+        url: str,
+        retrieved_at: datetime,
+        content_type: str,
+        obtained_by: str,
+        extension: str,
+        note: str = "",
+        http: dict[str, str] | None = None,
+        reconstructed_from: dict[str, str | None] | None = None,
+    ) -> AddResult:
+        """Store what `reader` yields as a new snapshot, unless the source already has these
+        bytes as its newest (or at a later time). The bytes are copied into a temporary file and
+        hashed as they come, never held in memory whole; more than MAX_SNAPSHOT_BYTES is refused.
+        Temporary files of killed writers in the source's folder are deleted first."""
+        problem = addition_problem(source_id, url, retrieved_at, obtained_by, reconstructed_from)
+        if problem:
+            raise SnapshotError(problem)
+        directory = self.source_dir(source_id)
+        if directory.is_dir():
+            self.cleaned += clean_leftovers(directory)
+        with _temporary(directory, "." + extension.lstrip(".")) as (out, tmp):
+            copied = _copy(reader, out, source_id)
+            if not copied.size:
+                raise SnapshotError(f"{source_id}: refusing to store an empty snapshot")
+            digest = copied.digest.hexdigest()
+            # an unreadable old record skips only its snapshot, here as in every listing
+            skipped: list[str] = []
+            snapshots = self.list(source_id, errors=skipped)
+            stored = already_stored(snapshots, digest, retrieved_at)
+            if stored is not None:
+                return AddResult(stored, created=False, skipped=tuple(skipped))
+            meta = new_record(
+                snapshots,
+                source_id,
+                digest,
+                copied.size,
+                url=url,
+                retrieved_at=retrieved_at,
+                content_type=content_type,
+                obtained_by=obtained_by,
+                extension=extension,
+                note=note,
+                http=http,
+                reconstructed_from=reconstructed_from,
+            )
+            name = meta.file
+            record = directory / (name + META_SUFFIX)
+            problem = taken_name_problem(
+                source_id,
+                name,
+                (directory / (name + WITHDRAWN_SUFFIX)).exists(),
+                record.exists(),
+                str(record),
+            )
+            if problem:
+                raise SnapshotError(problem)
+            if not meta.bytes_file:  # the bytes before the record that names them
+                if copied.size >= COMPRESS_FROM:
+                    _compress_into(out, tmp, directory / (name + COMPRESSED_SUFFIX))
+                else:
+                    _durable_rename(out, tmp, directory / name)
+        pause_point("snapshot-record")  # crash tests stop a writer here: bytes in, no record yet
+        _atomic_write(record, meta.to_json().encode("utf-8"))
+        return AddResult(meta, created=True, skipped=tuple(skipped))
+
+    def _read_meta(self, path: Path) -> SnapshotMeta:
+        try:
+            data = read_store_file(path, MAX_RECORD_BYTES)
+        except OSError as error:
+            reason = error.strerror if error.filename is None and error.strerror else error
+            raise SnapshotError(f"{path}: unreadable snapshot metadata: {reason}") from None
+        return record_from_bytes(data, str(path), path.parent.name, path.name)
+
     def withdraw(self, meta: SnapshotMeta, reason: str, when: datetime) -> Withdrawal:
         """Mark a snapshot withdrawn: `<file>.withdrawn.json` beside its record, written
         atomically. The bytes and the record are kept; no later build or listing uses it."""
         marker = self._marker_path(meta)
         if marker.exists() or marker.is_symlink():
             raise SnapshotError(f"{meta.snapshot_id} is already withdrawn ({marker})")
-        record = {
-            "snapshot_id": meta.snapshot_id,
-            "withdrawn_at": format_utc(when),
-            "reason": reason,
-        }
-        text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        _atomic_write(marker, text.encode("utf-8"))
-        return Withdrawal(meta, record["withdrawn_at"], reason)
+        withdrawal, data = withdrawal_record(meta, reason, when)
+        _atomic_write(marker, data)
+        return withdrawal
 
     def _withdrawal(self, meta: SnapshotMeta) -> Withdrawal:
         """A withdrawn snapshot's marker as read; a marker that cannot be read still withdraws
         its snapshot (the file's presence is what counts), with a reason that says so."""
         path = self._marker_path(meta)
         try:
-            record = json.loads(read_store_file(path, MAX_RECORD_BYTES).decode("utf-8"))
-            withdrawn_at = format_utc(parse_utc(record["withdrawn_at"]))
-            reason = record.get("reason", "")
-            if not isinstance(reason, str):
-                raise ValueError("reason is not a string")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            return Withdrawal(meta, meta.retrieved_at, f"(unreadable marker {path.name}: {error})")
-        return Withdrawal(meta, withdrawn_at, reason)
+            data: bytes | None = read_store_file(path, MAX_RECORD_BYTES)
+        except OSError:
+            data = None
+        return withdrawal_from_bytes(meta, data, path.name)
 
     def has_snapshots(self) -> bool:
         """Whether `list()` would find anything: stops at the first readable record that is not
@@ -784,23 +972,6 @@ class SnapshotStore:
         found.sort(key=lambda m: (m.retrieved_at, m.source_id, m.file))
         return found, withdrawn
 
-    def find(self, source_id: str, name: str) -> SnapshotMeta:
-        """A snapshot of a source by its file name or its id (`<source_id>/<file>`), withdrawn
-        ones included; raises SnapshotError naming what was asked for when there is none."""
-        file = name.removeprefix(f"{source_id}/")
-        errors: list[str] = []
-        for meta in self.list(source_id, errors=errors, include_withdrawn=True):
-            if meta.file == file:
-                return meta
-        raise SnapshotError(
-            f"no snapshot {name!r} of source {source_id!r} "
-            f"(see `speedbook snapshot list {source_id}`)"
-        )
-
-    def latest(self, source_id: str, *, as_of: datetime | None = None) -> SnapshotMeta | None:
-        snapshots = self.list(source_id, as_of=as_of)
-        return snapshots[-1] if snapshots else None
-
     def path_of(self, meta: SnapshotMeta) -> Path:
         """The file holding the snapshot's bytes: its plain data file, or when there is none
         (nothing at all under that name, not even a link) the compressed one beside it."""
@@ -830,7 +1001,7 @@ class SnapshotStore:
                     found.append(self.stat_of(meta))
                     continue
                 info = None
-                for name in _stored_names(meta):
+                for name in stored_names(meta):
                     try:
                         info = os.stat(name, dir_fd=folder, follow_symlinks=False)
                         break
@@ -847,7 +1018,7 @@ class SnapshotStore:
         # strings and one lstat per candidate: a build looks up every snapshot of the history,
         # and pathlib with an lexists then a stat took three times as long
         folder = os.path.join(self.root, check_source_id(meta.source_id))
-        for name in _stored_names(meta):
+        for name in stored_names(meta):
             candidate = os.path.join(folder, name)
             try:
                 return candidate, os.stat(candidate, follow_symlinks=False)
@@ -862,7 +1033,7 @@ class SnapshotStore:
         # path_of's choice, made by the opens themselves: a stat and a Path first cost a third
         # of the read of a page
         folder = os.path.join(self.root, check_source_id(meta.source_id))
-        plain, compressed = (os.path.join(folder, name) for name in _stored_names(meta))
+        plain, compressed = (os.path.join(folder, name) for name in stored_names(meta))
         path = plain
         try:
             try:
@@ -870,21 +1041,15 @@ class SnapshotStore:
             except FileNotFoundError as missing:  # nothing under that name, not even a link
                 path = compressed
                 try:
-                    packed = read_store_file(compressed, MAX_SNAPSHOT_BYTES)
+                    data = read_store_file(compressed, MAX_SNAPSHOT_BYTES)
                 except FileNotFoundError:
                     path = plain  # neither: the plain file is missing, as path_of says
                     raise missing from None
-                # never more than was received: a bomb stops one byte past the recorded size
-                data = decompress(packed, min(meta.size, MAX_SNAPSHOT_BYTES))
         except OSError as error:
             reason = error.strerror if error.filename is None and error.strerror else error
             raise SnapshotDamaged(f"{meta.snapshot_id}: cannot read {path}: {reason}") from None
-        if sha256_hex(data) != meta.sha256:
-            raise SnapshotDamaged(
-                f"{meta.snapshot_id}: sha256 mismatch (recorded {meta.sha256[:12]}…, "
-                f"on disk {sha256_hex(data)[:12]}…): the file was changed or damaged"
-            )
-        return data
+        # never more than was received: a bomb stops one byte past the recorded size
+        return verified_bytes(meta, data, path == compressed, path)
 
 
 class _MetaIndex:
@@ -900,7 +1065,7 @@ class _MetaIndex:
     # reconstructed_from (the bundled records were rewritten in place); 5: each record as the
     # list of its values in FIELDS order, not an object (a year of pages, 111,902 records:
     # 51 MB instead of 66, read in about half the time). Caches of another version are dropped.
-    VERSION = 5
+    VERSION = 6
     NAME = ".snapshot-index.json"
     FIELDS = tuple(f.name for f in fields(SnapshotMeta))
 

@@ -2,15 +2,15 @@
 
 Pure functions: `compare(old, new)` takes the three export documents of each release (`old` is
 None for the first release), parses them into the contract's models, reads of each what it
-compares (`view_of`: a `ReleaseView`, plain data a publish keeps for the next one,
-pipeline/release/digest.py; a view is accepted in place of documents) and returns the changes as
-a JSON-ready dict (written as changes.json); `render_markdown` writes it for people (CHANGELOG.md,
-from templates/changelog.md.jinja) and `summary_line` in one line. Working only from the exports
-means any two published folders can be compared, whatever warehouse built them; a release of an
-earlier schema version is read in today's shape (contract/legacy.py).
+compares (`view_of`: a `ReleaseView`, plain data; a view is accepted in place of documents) and
+returns the changes as a JSON-ready dict (written as changes.json); `render_markdown` writes it
+for people (CHANGELOG.md, from templates/changelog.md.jinja) and `summary_line` in one line.
+Working only from the exports means any two published folders can be compared, whatever warehouse
+built them; a release of an earlier schema version is read in today's shape (contract/legacy.py).
 
 A figure is identified by its endpoint (provider x model x variant, as the export names it),
-metric and scope. It *changed* when its value, bounds, qualifier, unit or tier differ; a newer
+metric, scope, method and statistic. It *changed* when its value, bounds, qualifier, unit, tier or
+suspect flag differ; a newer
 observation of the same figure is counted as re-observed, not listed. Provenance counts too: a
 source whose cited snapshots differ (a re-captured page with the same figures) is listed, so such
 a release never says "no content changed".
@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from pipeline.release.contract import MODELS, Release, ReleaseHead, read_head, read_release
-from pipeline.release.contract.common import ModelRef, Snapshot, SourceRef, Variant
-from pipeline.release.contract.inference import Figure, Inference, Provider, SourceSummary
+from pipeline.release.contract.common import ModelRef, Snapshot, Variant
+from pipeline.release.contract.inference import Figure, Inference, Provider
 from pipeline.release.formatting import day, variant_label
 from pipeline.release.templates import markdown_table, render_markdown_template, table_text
 
@@ -51,7 +51,7 @@ Documents = dict[str, dict[str, Any]]
 # endpoint, metric, scope, method, statistic
 FigureKey = tuple[str, str, str, str | None, str | None]
 
-FIGURE_FIELDS = ("value", "low", "high", "qualifier", "unit", "tier")
+FIGURE_FIELDS = ("value", "low", "high", "qualifier", "unit", "tier", "suspect")
 CLAIM_FIELDS = (
     "figure",
     "value",
@@ -133,10 +133,13 @@ def _variant(variant: Variant) -> dict[str, Any]:
         "service_tier": variant.service_tier,
         "reasoning_effort": variant.reasoning_effort,
         "region": variant.region,
+        "key": variant.key,
     }
 
 
-def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
+def _figure(provider: Provider, figure: Figure, retrieved: dict[str, str]) -> dict[str, Any]:
+    """A figure as the changelog and the history read it; `retrieved`: when each snapshot the
+    release cites was retrieved."""
     return {
         "endpoint": figure.endpoint,
         "provider": {"id": provider.id, "name": provider.name},
@@ -152,11 +155,13 @@ def _figure(provider: Provider, figure: Figure) -> dict[str, Any]:
         "qualifier": figure.qualifier,
         "unit": figure.unit,
         "tier": figure.tier,
+        "suspect": figure.suspect,
         "stale": figure.stale,
         "observed_at": figure.observed_at,
-        "retrieved_at": figure.source.retrieved_at,
-        "source": figure.source.id,
-        "snapshot": figure.source.snapshot,
+        "observed_at_bound": figure.observed_at_bound,
+        "retrieved_at": retrieved.get(figure.snapshot),
+        "source": figure.source,
+        "snapshot": figure.snapshot,
     }
 
 
@@ -166,17 +171,23 @@ def figure_key(figure: Figure) -> FigureKey:
     return figure.endpoint, figure.metric, figure.scope, figure.method, figure.statistic
 
 
+def _retrieved(release: Release) -> dict[str, str]:
+    return {snapshot.id: snapshot.retrieved_at for snapshot in release.inference.snapshots}
+
+
 def _figures(release: Release) -> dict[FigureKey, dict[str, Any]]:
     found = {}
+    retrieved = _retrieved(release)
     for provider in release.inference.providers:
-        for figure in provider.live_figures:
-            found[figure_key(figure)] = _figure(provider, figure)
+        for figure in provider.figures:
+            found[figure_key(figure)] = _figure(provider, figure, retrieved)
     return found
 
 
 def figures(documents: Documents | Release) -> dict[FigureKey, dict[str, Any]]:
-    """Every live figure of inference.json, by (endpoint, metric, scope), in document order. The
-    one reader of live figures: changelogs and the warehouse's history both use it."""
+    """Every figure of inference.json's providers, by (endpoint, metric, scope, method,
+    statistic), in document order. The one reader of figures: changelogs and the warehouse's
+    history both use it."""
     return _figures(parse_release(documents))
 
 
@@ -198,7 +209,7 @@ def _models(release: Release) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for provider in release.inference.providers:
         items: list[Any] = [provider.headline] if provider.headline else []
-        items += [*provider.live_figures, *provider.context, *provider.claims]
+        items += [*provider.figures, *provider.context, *provider.claims]
         for item in items:
             if item.model:
                 found.setdefault(item.model.id, _ref(item.model))
@@ -251,34 +262,15 @@ def _claims(release: Release) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _source_refs(release: Release) -> Iterator[SourceRef | SourceSummary]:
-    """Every source reference of a release, in file-name order (inference.json, then
-    inference_catalog.json, then model_platforms.json), each file in its own order."""
-    for provider in release.inference.providers:
-        if provider.headline:
-            yield provider.headline.source
-        yield from (c.source for c in provider.context)
-        yield from (f.source for f in provider.live_figures)
-        for claim in provider.claims:
-            yield from claim.sources
-            for figure in (claim.live_median, claim.fastest_live_median):
-                if figure:
-                    yield figure.source
-        yield from provider.sources
-    yield from release.catalog.sources
-    for platform in release.platforms.platforms:
-        if platform.listed_models:
-            yield from platform.listed_models.sources
-        yield from platform.sources
-
-
 def _sources(release: Release) -> dict[str, dict[str, Any]]:
-    """Every source a release cites, with its publisher and tier (the first reference found,
-    in file-name order)."""
+    """Every source a release cites, with its publisher and tier, from each export's `sources`
+    (in file-name order: inference.json, inference_catalog.json, model_platforms.json)."""
     found: dict[str, dict[str, Any]] = {}
-    for ref in _source_refs(release):
-        if ref.id not in found:
-            found[ref.id] = {"id": ref.id, "publisher": ref.publisher, "tier": ref.tier}
+    for document in (release.inference, release.catalog, release.platforms):
+        for source in document.sources:
+            found.setdefault(
+                source.id, {"id": source.id, "publisher": source.publisher, "tier": source.tier}
+            )
     return found
 
 
@@ -298,7 +290,7 @@ def _cited_snapshots(release: Release) -> dict[str, list[dict[str, Any]]]:
 def _headline(provider: Provider) -> dict[str, Any] | None:
     if provider.headline is None:
         return None
-    row = _figure(provider, provider.headline)
+    row = _figure(provider, provider.headline, {})
     return {
         "display": provider.headline.display,
         "endpoint": row["endpoint"],
@@ -443,6 +435,11 @@ def _compare_headlines(old: ReleaseView, new: ReleaseView) -> list[dict[str, Any
     return changed
 
 
+# Releases before schema 1.2 gave every measured figure one scope (live_median), whatever its
+# method: to compare with one, a one-off run and a live statistic are the same scope.
+MEASURED_SCOPES = {"live": "live", "one_off": "live"}
+
+
 def _one_per_scope(figures: dict[FigureKey, dict[str, Any]]) -> dict[FigureKey, dict[str, Any]]:
     """The figures keyed by endpoint, metric and scope alone, as releases before schema 1.2
     kept them: of several methods, the one the current-figure rule then picked (best tier,
@@ -451,8 +448,8 @@ def _one_per_scope(figures: dict[FigureKey, dict[str, Any]]) -> dict[FigureKey, 
     ranked.sort(key=lambda item: item[1]["observed_at"], reverse=True)
     ranked.sort(key=lambda item: item[1]["tier"])
     kept: dict[FigureKey, dict[str, Any]] = {}
-    for key, figure in ranked:
-        kept.setdefault((*key[:3], None, None), figure)
+    for (endpoint, metric, scope, *_), figure in ranked:
+        kept.setdefault((endpoint, metric, MEASURED_SCOPES.get(scope, scope), None, None), figure)
     return {key: kept[key] for key in in_order(kept)}
 
 
@@ -472,8 +469,7 @@ def _indexes(release: Release) -> dict[str, dict[Any, Any]]:
 @dataclass(frozen=True)
 class ReleaseView:
     """What a comparison reads of one release, as plain data (texts, numbers, lists, dicts;
-    tuples as keys): made once per release, and kept by a publish for the next one to compare
-    with, instead of reading and parsing the release again (pipeline/release/digest.py)."""
+    tuples as keys): made once per release (the history reads its figures too)."""
 
     info: dict[str, Any]  # release_info
     indexes: dict[str, dict[Any, Any]]  # _indexes
@@ -569,7 +565,8 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 
 def summary_line(changes: dict[str, Any]) -> str:
-    """What changed, in one line: '3 figures changed, 2 added; 1 headline changed; ...'."""
+    """What changed, in one line: '3 figures changed, 2 added; 1 headline changed; ...', and the
+    release this one replaced as `latest`, if it replaced one."""
     contents = changes["contents"]
     if changes["first_release"]:
         return (
@@ -612,10 +609,15 @@ def summary_line(changes: dict[str, Any]) -> str:
         for key in ("changed", "added", "removed")
         if snapshots.get(key)
     ]
+    replaced = [
+        f"replaces release {note['release']} as latest"
+        for note in changes.get("notes") or ()
+        if isinstance(note, dict) and note.get("kind") == "replaces"
+    ]
     if not parts:
         reobserved = figure["reobserved_unchanged"]
         if not reobserved and not provenance:
-            return "no content changed"
+            return "; ".join(["no content changed", *replaced])
         # "no figure changed" alone would hide that the release cites other snapshots
         parts.append(
             f"no figure changed ({_plural(reobserved, 'figure')} re-observed)"
@@ -624,7 +626,7 @@ def summary_line(changes: dict[str, Any]) -> str:
         )
     if provenance:
         parts.append(", ".join(provenance))
-    return "; ".join(parts)
+    return "; ".join(parts + replaced)
 
 
 def number_text(value: float) -> str:

@@ -38,7 +38,7 @@ from pipeline.release.publish import (
     list_versions,
     read_exports,
 )
-from pipeline.warehouse.connection import registered
+from pipeline.support.duck import registered
 from pipeline.warehouse.marts import ensure_history
 
 RELEASES_SCHEMA = pa.schema(
@@ -55,6 +55,7 @@ RELEASES_SCHEMA = pa.schema(
         ("snapshot_count", pa.int32()),
         ("providers", pa.int32()),
         ("figures", pa.int32()),
+        ("lake_snapshot", pa.int64()),
     ]
 )
 FIGURES_SCHEMA = pa.schema(
@@ -196,11 +197,14 @@ def record_releases(
     exports_dir: Path,
     built_at: Mapping[str, datetime] | None = None,
     written: Mapping[str, Written] | None = None,
+    lake_snapshots: Mapping[str, int] | None = None,
 ) -> list[str]:
     """Add every complete release folder that history.releases lacks, in one transaction;
     returns the versions added. `built_at` gives the publish time of releases just published;
     others get their folder's modification time. `written`: what this process published, by
-    version (publish_release's `written`), so those folders are checked but not parsed again."""
+    version (publish_release's `written`), so those folders are checked but not parsed again.
+    `lake_snapshots`: the lake snapshot each release just published was built from (`speedbook
+    sql --release` reads it); a release found on disk has none."""
     ensure_history(con)
     known = {row[0] for row in con.execute("SELECT version FROM history.releases").fetchall()}
     releases, release_figures = [], []
@@ -215,7 +219,7 @@ def record_releases(
             row, rows = release_row(folder, when, (written or {}).get(version))  # hashes once
         except (ReleaseDamaged, UnreadableRelease):
             continue  # not a complete release, or not one the contract reads: nothing to record
-        releases.append(row)
+        releases.append(row | {"lake_snapshot": (lake_snapshots or {}).get(version)})
         release_figures += rows
     if not releases:
         return []

@@ -7,8 +7,9 @@ escaping could neither run nor call out. The template autoescapes every value, l
 when `link_url` accepts them (absolute http/https, no template with a placeholder to fill in), and
 the same documents always give the same bytes. A figure read from a reconstructed snapshot is
 tagged "reconstructed", with a footnote naming the document it was rebuilt from. Nothing here
-recomputes a rule of the warehouse: the live medians beside a claim are the ones the export
-carries (mart.peak_vs_live's).
+recomputes a rule of the warehouse: the live figure beside a claim is the one the export carries
+(mart.peak_vs_live's: the claim's own endpoint). The page credits every source whose terms
+require it (`sources[].terms.attribution`) beside the data it shows.
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ from typing import Any
 
 from pipeline.release.contract import CATALOG, INFERENCE, PLATFORMS, Release, read_release
 from pipeline.release.contract.common import (
-    LICENSE_URL,
+    COMPILATION_LICENSE_URL,
+    Citation,
     ModelRef,
     ReconstructedFrom,
     Snapshot,
-    SourceRef,
+    Source,
 )
 from pipeline.release.contract.inference import Claim, Figure, Provider
 from pipeline.release.contract.platforms import ListedModels
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.formatting import day, speed, variant_label
+from pipeline.release.preview_history import FigureHistory
+from pipeline.release.preview_models import Credit, ModelSections, model_sections
 from pipeline.release.templates import render_html_template
 from pipeline.support.text import link_url
 
@@ -131,7 +135,6 @@ class ClaimRow:
     verified_by: str | None
     live: FigureView | None
     ratio: str | None
-    fastest: FigureView | None
 
 
 @dataclass(frozen=True)
@@ -142,14 +145,6 @@ class ListedView:
     scope: str | None
     reconstructed: Note | None
     catalogue: str | None  # "models.dev" for a listing in a catalogue of catalogues
-
-
-@dataclass(frozen=True)
-class Credit:
-    """'Data: Artificial Analysis', linked: what a source's terms require where it is shown."""
-
-    publisher: str
-    url: str | None
 
 
 @dataclass(frozen=True)
@@ -234,6 +229,7 @@ class Page:
     credits: list[Credit]
     model_figures: list[ModelFigureView]
     model_figures_total: int
+    by_model: ModelSections  # each model's endpoints, ranked and drawn
 
 
 # --- building them ---------------------------------------------------------------------------
@@ -264,8 +260,8 @@ class _Notes:
         ]
         self.by_snapshot = {sid: note for note in self.notes for sid in note.snapshots}
 
-    def of(self, ref: SourceRef) -> Note | None:
-        return self.by_snapshot.get(ref.snapshot) if ref.reconstructed_from else None
+    def of(self, snapshot_id: str) -> Note | None:
+        return self.by_snapshot.get(snapshot_id)
 
 
 def _cited(release: Release) -> dict[str, Snapshot]:
@@ -277,16 +273,35 @@ def _cited(release: Release) -> dict[str, Snapshot]:
     return found
 
 
-def _source(ref: SourceRef, notes: _Notes, with_day: bool = True) -> SourceView:
-    return SourceView(
-        tier=ref.tier,
-        publisher=ref.publisher,
-        id=ref.id,
-        url=link_url(ref.url),
-        day=day(ref.retrieved_at) if with_day else None,
-        role=getattr(ref, "role", None),
-        reconstructed=notes.of(ref),
-    )
+def _sources(release: Release) -> dict[str, Source]:
+    """Every source the three exports cite, by id."""
+    found: dict[str, Source] = {}
+    for export in (release.inference, release.platforms, release.catalog):
+        for source in export.sources:
+            found.setdefault(source.id, source)
+    return found
+
+
+class _Cited:
+    """What a citation (a source and snapshot id) shows: the source's publisher and tier, the
+    snapshot's address and day, and the footnote of a reconstructed snapshot."""
+
+    def __init__(self, release: Release, notes: _Notes) -> None:
+        self.sources = _sources(release)
+        self.snapshots = _cited(release)
+        self.notes = notes
+
+    def view(self, ref: Citation, with_day: bool = True, tier: str | None = None) -> SourceView:
+        source, snapshot = self.sources.get(ref.source), self.snapshots.get(ref.snapshot)
+        return SourceView(
+            tier=tier or (source.tier if source else "T3"),
+            publisher=source.publisher if source else ref.source,
+            id=ref.source,
+            url=link_url(snapshot.url) if snapshot else None,
+            day=day(snapshot.retrieved_at) if snapshot and with_day else None,
+            role=getattr(ref, "role", None),
+            reconstructed=self.notes.of(ref.snapshot),
+        )
 
 
 def _figure(figure: Figure | None, notes: _Notes, who: str = "") -> FigureView | None:
@@ -299,7 +314,7 @@ def _figure(figure: Figure | None, notes: _Notes, who: str = "") -> FigureView |
         tier=figure.tier,
         day=day(figure.observed_at),
         stale=figure.stale,
-        reconstructed=notes.of(figure.source),
+        reconstructed=notes.of(figure.snapshot),
     )
 
 
@@ -308,7 +323,7 @@ def _bar_value(figure: Figure) -> float:
     return next((v for v in (figure.value, figure.high, figure.low) if v is not None), 0.0)
 
 
-def _bars(providers: list[Provider], notes: _Notes) -> list[Bar]:
+def _bars(providers: list[Provider], cited: _Cited) -> list[Bar]:
     headlines = {p.id: p.headline for p in providers if p.headline}
     top = max((_bar_value(h) for h in headlines.values()), default=0.0)
     bars = []
@@ -328,9 +343,9 @@ def _bars(providers: list[Provider], notes: _Notes) -> list[Bar]:
                 tier=headline.tier,
                 stale=headline.stale,
                 rule=headline.rule,
-                display=headline.display,
+                display=provider.display or "",
                 width=f"{width:.2f}",
-                source=_source(headline.source, notes),
+                source=cited.view(headline, tier=headline.tier),
             )
         )
     # fastest first; the tie-breakers keep the order stable
@@ -340,9 +355,8 @@ def _bars(providers: list[Provider], notes: _Notes) -> list[Bar]:
     )
 
 
-def _claim_row(provider: Provider, claim: Claim, notes: _Notes) -> ClaimRow:
+def _claim_row(provider: Provider, claim: Claim, cited: _Cited) -> ClaimRow:
     label, title = SCOPES[claim.scope]
-    fastest = claim.fastest_live_median
     return ClaimRow(
         id=claim.id,
         provider=provider.name,
@@ -350,29 +364,28 @@ def _claim_row(provider: Provider, claim: Claim, notes: _Notes) -> ClaimRow:
         figure=f"{claim.figure} {UNITS.get(claim.unit, claim.unit)}".strip(),
         detail=", ".join(part for part in (claim.hardware, claim.claimed) if part),
         notes=claim.notes,
-        sources=[_source(ref, notes, with_day=False) for ref in claim.sources],
+        sources=[cited.view(ref, with_day=False, tier=ref.tier) for ref in claim.sources],
         scope=claim.scope,
         scope_label=label,
         scope_title=title,
         precision=claim.precision.upper() if claim.precision != "unknown" else None,
         technique=claim.technique,
         verified_by=claim.verified_by,
-        live=_figure(claim.live_median, notes),
+        live=_figure(claim.live, cited.notes),
         ratio=f"{claim.peak_to_live_ratio:.2f}×" if claim.peak_to_live_ratio is not None else None,
-        fastest=_figure(fastest, notes, fastest.provider.name) if fastest else None,
     )
 
 
-def _listed(listed: ListedModels | None, notes: _Notes) -> ListedView | None:
+def _listed(listed: ListedModels | None, cited: _Cited) -> ListedView | None:
     if listed is None:
         return None
-    first = listed.sources[0]
+    first = cited.view(listed.sources[0])
     return ListedView(
         count=f"{listed.count:,}",
-        url=link_url(first.url),
+        url=first.url,
         source_id=first.id,
         scope=listed.scope,
-        reconstructed=notes.of(first),
+        reconstructed=first.reconstructed,
         catalogue="models.dev" if listed.catalogue == "models_dev" else None,
     )
 
@@ -381,12 +394,12 @@ MODEL_FIGURES_SHOWN = 15  # the fastest models; inference.json holds them all
 
 
 def _credits(release: Release) -> list[Credit]:
-    """Every attribution a model-level figure carries, once: the page credits the publisher
-    wherever its data is shown (the headline bars read its pages too)."""
+    """The credit of every source of inference.json whose terms require it, once: the page
+    credits the publisher wherever its data is shown."""
     found = {
-        (f.attribution.publisher, f.attribution.url)
-        for model in release.inference.models
-        for f in model.figures
+        (source.terms.attribution.publisher, source.terms.attribution.url)
+        for source in release.inference.sources
+        if source.terms.attribution is not None
     }
     return [Credit(publisher, link_url(url)) for publisher, url in sorted(found)]
 
@@ -418,13 +431,13 @@ def _model_figures(release: Release) -> list[ModelFigureView]:
     return [view for _, view in rows[:MODEL_FIGURES_SHOWN]]
 
 
-def _catalogue(release: Release, notes: _Notes) -> CatalogueView:
+def _catalogue(release: Release, cited: _Cited) -> CatalogueView:
     catalog = release.catalog
     return CatalogueView(
         where=catalog.platform.name if catalog.platform else "the edge catalogue",
         total=catalog.total,
         function_calling=catalog.function_calling,
-        sources=[_source(ref, notes) for ref in catalog.sources],
+        sources=[cited.view(ref) for ref in catalog.catalogue_snapshots],
         tasks=[
             TaskView(
                 name=task.name,
@@ -459,24 +472,27 @@ def _local_href(href: str) -> str | None:
     return link_url(href)
 
 
-def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
+def page_view(
+    release: Release, changelog_href: str = "CHANGELOG.md", history: FigureHistory | None = None
+) -> Page:
     inference = release.inference
     providers = inference.providers
     notes = _Notes(release)
+    cited = _Cited(release, notes)
     return Page(
         version=inference.version,
         data_day=day(inference.data_date),
         as_of_day=day(inference.as_of),
-        license=inference.license,
-        license_url=LICENSE_URL,
+        license=inference.license.id,
+        license_url=COMPILATION_LICENSE_URL,
         changelog_href=_local_href(changelog_href) if isinstance(changelog_href, str) else None,
         versions=sorted({inference.version, release.platforms.version, release.catalog.version}),
         files=EXPORT_FILES,
         tier_titles=TIER_TITLES,
         csp=CSP,
-        bars=_bars(providers, notes),
+        bars=_bars(providers, cited),
         without_headline=[p.name for p in providers if p.headline is None],
-        claims=[_claim_row(p, c, notes) for p in providers for c in p.claims],
+        claims=[_claim_row(p, c, cited) for p in providers for c in p.claims],
         platforms=[
             PlatformRow(
                 id=p.id,
@@ -485,31 +501,39 @@ def page_view(release: Release, changelog_href: str = "CHANGELOG.md") -> Page:
                 kind=p.kind_label,
                 stated=p.stated_count.text,
                 stated_tier=p.stated_count.tier,
-                listed=_listed(p.listed_models, notes),
+                listed=_listed(p.listed_models, cited),
                 notable=p.notable,
-                sources=[_source(ref, notes, with_day=False) for ref in p.sources],
+                sources=[cited.view(ref, with_day=False) for ref in p.sources],
             )
             for p in release.platforms.platforms
         ],
-        catalogue=_catalogue(release, notes),
+        catalogue=_catalogue(release, cited),
         snapshots=_snapshots(release, notes),
         notes=notes.notes,
         credits=_credits(release),
         model_figures=_model_figures(release),
-        model_figures_total=len(inference.models),
+        model_figures_total=sum(
+            1 for m in inference.models if any(f.metric == SPEED_METRIC for f in m.figures)
+        ),
+        by_model=model_sections(inference.models, history),
     )
 
 
 def render_preview(
-    documents: Mapping[str, Any] | Release, *, changelog_href: str = "CHANGELOG.md"
+    documents: Mapping[str, Any] | Release,
+    *,
+    changelog_href: str = "CHANGELOG.md",
+    history: FigureHistory | None = None,
 ) -> str:
     """The preview page of a release from its exports, keyed by file name
-    (`inference.json`, `model_platforms.json`, `inference_catalog.json`), or from them parsed.
-    Raises ValueError when one is missing or does not fit the contract."""
-    if isinstance(documents, Release):
-        return render_html_template("preview.html.jinja", page=page_view(documents, changelog_href))
-    missing = [name for name in EXPORT_FILES if not isinstance(documents.get(name), Mapping)]
-    if missing:
-        raise ValueError(f"render_preview needs every export; missing: {', '.join(missing)}")
-    release = read_release({name: documents[name] for name in (INFERENCE, PLATFORMS, CATALOG)})
-    return render_html_template("preview.html.jinja", page=page_view(release, changelog_href))
+    (`inference.json`, `model_platforms.json`, `inference_catalog.json`), or from them parsed,
+    with the history of its Parquet when there is one (preview_history.read_history on the
+    release folder). Raises ValueError when an export is missing or does not fit the contract."""
+    if not isinstance(documents, Release):
+        missing = [name for name in EXPORT_FILES if not isinstance(documents.get(name), Mapping)]
+        if missing:
+            raise ValueError(f"render_preview needs every export; missing: {', '.join(missing)}")
+        exports = {name: documents[name] for name in (INFERENCE, PLATFORMS, CATALOG)}
+        documents = read_release(exports)
+    page = page_view(documents, changelog_href, history)
+    return render_html_template("preview.html.jinja", page=page)

@@ -51,8 +51,6 @@ from pipeline.release.changelog import (
 from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, check, schema_path
 from pipeline.release.datapackage import build_datapackage, resource_hash
-from pipeline.release.digest import load as load_digest
-from pipeline.release.digest import save as save_digest
 from pipeline.release.jsonio import dumps
 from pipeline.support.faults import pause_point
 from pipeline.support.locking import wait_for_flock
@@ -228,62 +226,18 @@ def render_files(documents: Documents) -> dict[str, bytes]:
     return files
 
 
-def _stored_exports(release: Path) -> dict[str, bytes]:
-    """The exports' bytes of a published release ({} when one cannot be read). Identity is these
-    bytes; datapackage.json may carry resources that populate callbacks added, so it is not
-    compared."""
-    try:
-        return {name: (release / name).read_bytes() for name in EXPORT_FILES}
-    except OSError:
-        return {}
-
-
-_MISSING = object()
-
-
-def _stored_as_of(stored: dict[str, bytes], documents: Documents | None = None) -> Any:
-    """The `as_of` of a stored release: from its documents when they were read already (a
-    30 MB inference.json is not decoded twice in one publish), else from its bytes."""
-    try:
-        if documents is not None:
-            return documents[EXPORT_FILES[0]].get("as_of")
-        return json.loads(stored[EXPORT_FILES[0]]).get("as_of")
-    except (KeyError, ValueError, AttributeError):
-        return _MISSING
-
-
-def _with_as_of(documents: Documents, as_of: Any) -> Documents:
-    """The --as-of bound is a build setting, not content: a build of the same snapshots under
-    another bound (or none) matches the release that already holds them."""
-    if as_of is _MISSING:
-        return documents
-    return {n: d | {"as_of": as_of} if "as_of" in d else d for n, d in documents.items()}
-
-
-def _envelopes_differ(stored: Documents | None, documents: Documents) -> bool:
-    """Whether a top-level text, integer, boolean or null of an export differs between a stored
-    release's documents and these: then so do their bytes, which need not be serialised to tell
-    (the bytes of each value are part of the document's, and these values have one spelling)."""
-    if stored is None:
-        return False
-    for name in EXPORT_FILES:
-        old, new = stored.get(name), documents[name]
-        if not isinstance(old, dict):
-            return False
-        for key, value in new.items():
-            if isinstance(value, str | int | bool | None):
-                before = old.get(key, _MISSING)
-                if type(before) is not type(value) or before != value:
-                    return True
-    return False
+def _content(documents: Documents) -> Documents:
+    """What a release says: its documents without the --as-of bound, a build setting (a build of
+    the same snapshots under another bound, or none, says the same)."""
+    return {name: {k: v for k, v in d.items() if k != "as_of"} for name, d in documents.items()}
 
 
 @dataclass(frozen=True)
 class Plan:
     version: str
     is_new: bool  # False when the newest release of the data date has exactly this content
-    files: dict[str, bytes]  # what to publish; the stored exports when nothing is new
-    documents: Documents
+    files: dict[str, bytes]  # what to publish; none when nothing is new
+    documents: Documents  # the stored release's when nothing is new
 
 
 def plan_release(
@@ -294,28 +248,20 @@ def plan_release(
     new: bool = False,
     read: ReadRelease | None = None,
 ) -> Plan:
-    """Decide the version. When the newest release of the same data date has identical exports
-    (apart from the `as_of` bound), nothing is new; otherwise the next free CalVer of the data
-    date. Only the newest one is compared: content equal to an older same-date release (a
-    reverted change) is a new release, because it differs from what the newest one says.
-    `new`: a new version whatever the content (the release `latest` names must be replaced).
-    `read`: the publish's reader of release folders, whose documents give the newest one's
-    `as_of` when it reads it whole (the bytes compared are those on disk either way)."""
+    """Decide the version. When the newest release of the same data date says the same (its
+    documents equal these, apart from the `as_of` bound), nothing is new; otherwise the next free
+    CalVer of the data date. Releases are compared by content, never by bytes. Only the newest
+    one is compared: content equal to an older same-date release (a reverted change) is a new
+    release, because it differs from what the newest one says. A damaged newest release says
+    nothing: a new version. `new`: a new version whatever the content (the release `latest`
+    names must be replaced). `read`: the publish's reader of release folders."""
     existing = list_versions(exports_dir)
     same_date = _same_date(existing, base_version(data_date))
     if same_date and not new:
         newest = same_date[-1]
-        stored = _stored_exports(exports_dir / newest)
-        stored_documents = read(newest) if read is not None else None
-        documents = _with_as_of(render(newest), _stored_as_of(stored, stored_documents))
-        # serialised once to compare (unless a field of the envelope already differs, as the
-        # data date of every poll does); checked and packaged only when it is to be published
-        if (
-            stored
-            and not _envelopes_differ(stored_documents, documents)
-            and all(stored[name] == dumps(documents[name]) for name in EXPORT_FILES)
-        ):
-            return Plan(newest, False, stored, documents)
+        stored = (read or _reader(exports_dir))(newest)
+        if stored is not None and _content(stored) == _content(render(newest)):
+            return Plan(newest, False, {}, stored)
     version = next_version(data_date, existing)
     documents = render(version)
     return Plan(version, True, render_files(documents), documents)
@@ -531,14 +477,11 @@ def previous_release(
     *,
     read: ReadRelease | None = None,
     usable: Callable[[Documents], bool] | None = None,
-    known: Mapping[str, ReleaseView] | None = None,
-) -> tuple[str | None, Release | ReleaseView | None]:
+) -> tuple[str | None, Release | None]:
     """The newest complete release before `version`, parsed; (None, None) for the first. Walks
     newest-first and stops at the first complete one, so each publish hashes one earlier release
     (once: reading it is the check), however long the history grows. With `usable`, a release
-    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped.
-    `known`: the changelog's views of releases at hand (the last publish's digest), given
-    instead of parsing their documents."""
+    it refuses (one citing a snapshot no longer good, which `latest` passed over) is skipped."""
     read = read or _reader(exports_dir)
     for candidate in reversed(list_versions(exports_dir)):
         if version_key(candidate) >= version_key(version):
@@ -546,8 +489,6 @@ def previous_release(
         documents = read(candidate)
         if documents is None or (usable is not None and not usable(documents)):
             continue  # damaged (a hand edit, a bad disk): compare with the one before it
-        if known and candidate in known:
-            return candidate, known[candidate]
         try:
             return candidate, parse_release(documents)
         except UnreadableRelease:
@@ -591,7 +532,6 @@ def publish_release(
     take_latest: bool = False,
     parsed: Callable[[str], Release] | None = None,
     begin: Sequence[Begin] = (),
-    digest: Path | None = None,
 ) -> PublishResult:
     """Plan, write and switch one release under the publish lock. A release with new content
     gets CHANGELOG.md and changes.json against the newest complete release before it, with the
@@ -611,29 +551,18 @@ def publish_release(
 
     `begin`: work on more release content begun as soon as the lock is held, beside the plan
     and the changelog (the Parquet files, written by a process of their own), and stopped when
-    nothing is published.
-
-    `digest`: where the build keeps the last published release as the next publish needs it
-    (pipeline/release/digest.py): read instead of that release while it describes it, and
-    written for the release published."""
+    nothing is published."""
     exports_dir.mkdir(parents=True, exist_ok=True)
     with publish_lock(exports_dir, lock_wait):
         cleaned = tuple(clean_leftovers(exports_dir))
         read = _reader(exports_dir)
         checked = _checked_once(check) if check is not None else None
-        complete = [*EXPORT_FILES, DATAPACKAGE]  # what a release folder's check reads
-        last = load_digest(digest, exports_dir, complete) if digest is not None else None
-
-        def head(version: str) -> Documents | None:
-            """A release's envelopes (all but the figures): from the digest when it describes
-            that release, else read whole; None when it is damaged."""
-            return last.envelopes if last is not None and last.version == version else read(version)
 
         def cites_only_good(documents: Documents) -> bool:
             return checked is None or not unusable_citations(documents, checked)
 
         def usable(version: str) -> bool:
-            documents = head(version)
+            documents = read(version)
             return documents is not None and cites_only_good(documents)
 
         # the staging folder is made, and the work beside the changelog begun, before the
@@ -643,7 +572,7 @@ def publish_release(
         try:
             for start in begin:
                 begun.append(start(staging))
-            plan = plan_release(exports_dir, data_date, render, read=head)
+            plan = plan_release(exports_dir, data_date, render, read=read)
             refused = unusable_citations(plan.documents, checked) if checked is not None else []
             if refused:
                 raise PublishError(
@@ -651,11 +580,8 @@ def publish_release(
                     f"snapshot(s) that are no longer good ({refused[0]}); build again to read "
                     "their sources from their last good snapshots"
                 )
-            if take_latest and not plan.is_new and head(plan.version) is None:
-                # its twin is damaged
-                plan = plan_release(exports_dir, data_date, render, new=True)
             current = latest_version(exports_dir) if take_latest else None
-            if current is not None and head(current) is None:
+            if current is not None and read(current) is None:
                 current = None  # damaged: nothing to replace, the usual rules pass over it
             # latest names a newer release than this build's: this build replaces it
             replaced = (
@@ -682,16 +608,22 @@ def publish_release(
                 )
             if not plan.is_new:
                 plan = plan_release(exports_dir, data_date, render, new=True)
-            if replaced is not None:
-                previous: str | None = replaced
-                old = parse_release(read(replaced))  # type: ignore[arg-type]
-            else:
+            # the changelog says what changed for those reading `latest`: from the release it
+            # named, even when that one cites a snapshot withdrawn since (the change to tell)
+            previous: str | None = None
+            old: Release | ReleaseView | None = None
+            if current is not None and current != plan.version:
+                try:
+                    old = parse_release(read(current))  # type: ignore[arg-type]
+                    previous = current
+                except UnreadableRelease:
+                    pass  # not one this contract reads: the usual rules pass over it
+            if previous is None:
                 previous, old = previous_release(
                     exports_dir,
                     plan.version,
-                    read=head,
+                    read=read,
                     usable=cites_only_good if checked is not None else None,
-                    known={last.version: last.view} if last is not None else None,
                 )
             release = parsed(plan.version) if parsed is not None else parse_release(plan.documents)
             view = view_of(release)
@@ -710,8 +642,6 @@ def publish_release(
             path = write_release(
                 exports_dir, plan.version, files, populate, staging=staging, begun=begun
             )
-            if digest is not None:
-                save_digest(digest, path, complete, plan.documents, view)
             if take_latest:
                 point_latest_at(exports_dir, plan.version)
             else:
@@ -720,9 +650,7 @@ def publish_release(
                     checked=plan.version,
                     usable=usable if checked is not None else None,
                 )
-            summary = summary_line(changes)
-            if replaced is not None:
-                summary += f"; replaces release {replaced} as latest"
+            summary = summary_line(changes)  # it names the release this one replaces
             return PublishResult(
                 plan.version,
                 True,

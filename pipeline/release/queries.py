@@ -1,6 +1,8 @@
 """Read what the exports need out of the warehouse, as plain records (lists of dicts).
 
-Every query orders its rows fully, so the exports built from them are deterministic.
+Every rule (which figure is current, which headline, which live figure stands beside a claim, how
+endpoints rank, which listing is an endpoint's newest) is the mart's: these queries only select
+from it. Every query orders its rows fully, so the exports built from them are deterministic.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ def _records(
     cursor = con.execute(sql, params or [])
     names = [d[0] for d in cursor.description]
     records = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    # NaN is a missing value, as None; only a float column can hold one (a value-by-value test
-    # of every column took most of the time of reading the snapshots' 130,000 rows)
+    # NaN is a missing value, as None; only a float column can hold one
     for name, kind, *_ in cursor.description:
         if str(kind) in ("DOUBLE", "FLOAT"):
             for record in records:
@@ -40,63 +41,37 @@ class ExportInputs:
     data_date: datetime
     providers: list[Record]
     models: list[Record]
+    # core.sources with each source's terms (license, terms_url, attribution_required)
     sources: list[Record]
     # the snapshots the other inputs cite (cited_snapshot_ids), not the whole history
     snapshots: list[Record]
     headlines: list[Record]
     context: list[Record]
-    live_figures: list[Record]
+    # every current measured figure (scope live or one_off) of every endpoint
+    figures: list[Record]
     claims: list[Record]
     claim_sources: list[Record]
-    # one row per claim: the live medians beside it and their ratios (mart.peak_vs_live)
+    # one row per claim: its own endpoint's live figure and the ratio (mart.peak_vs_live)
     peak_vs_live: list[Record]
+    # each endpoint's own newest listing: prices, uptime, limits (mart.endpoint_offers)
+    offers: list[Record]
+    # output speed ranked per model, variant, method and statistic (mart.leaderboard)
+    rankings: list[Record]
     platforms: list[Record]
     platform_statements: list[Record]
     platform_models: list[Record]
-    # each endpoint's listing in its source's newest usable snapshot (OpenRouter's endpoints)
-    endpoint_prices: list[Record]
     # model-level figures: the newest per model, effort, metric and method (mart.model_figures)
     model_figures: list[Record]
     # platforms' listings in a catalogue of catalogues (models.dev), newest usable snapshot
     platform_offers: list[Record]
 
 
-# What inference.json shows of a live figure (pipeline/release/exports.py, _figure_fields): at
-# 90 days of polls 25,000 rows, of which the view's other columns (its quote, source URL and
-# two more times) doubled the cost of reading them into Python
-LIVE_FIGURE_COLUMNS = (
-    "observation_id",
-    "provider_id",
-    "endpoint_id",
-    "model_id",
-    "precision",
-    "service_tier",
-    "reasoning_effort",
-    "region",
-    "metric",
-    "scope",
-    "method",
-    "statistic",
-    "window_minutes",
-    "value",
-    "low",
-    "high",
-    "qualifier",
-    "unit",
-    "observed_at",
-    "stale",
-    "tier",
-    "source_id",
-    "snapshot_id",
-    "corroborated_by",
-    "disputed_by",
-)
-
 CITED_SNAPSHOTS = """
 SELECT * FROM core.snapshots
 WHERE snapshot_id IN (SELECT unnest(?::VARCHAR[]))
 ORDER BY snapshot_id
 """
+MEASURED = "('live', 'one_off')"  # the scopes of a measurement (claims are read apart)
 
 
 def cited_snapshot_ids(inputs: dict[str, Any]) -> list[str]:
@@ -113,12 +88,11 @@ def cited_snapshot_ids(inputs: dict[str, Any]) -> list[str]:
 
 
 def read_inputs(con: duckdb.DuckDBPyConnection) -> ExportInputs:
+    """The exports' inputs, from the build's core and mart."""
     state = con.execute("SELECT as_of, data_date FROM core.build_state").fetchone()
     if state is None or state[1] is None:
         raise LookupError("the warehouse has no completed core build (core.build_state is empty)")
     cited = _cited_inputs(con)
-    # core.snapshots holds the whole history (110,000 rows in the page benchmark, half of this
-    # read); the exports need only the snapshots the other inputs cite
     snapshots = _records(con, CITED_SNAPSHOTS, [cited_snapshot_ids(cited)])
     return ExportInputs(as_of=state[0], data_date=state[1], snapshots=snapshots, **cited)
 
@@ -133,12 +107,13 @@ def _cited_inputs(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         context=_records(
             con, "SELECT * FROM mart.headline_context ORDER BY provider_id, row_number, figure_text"
         ),
-        live_figures=_records(
+        figures=_records(
             con,
             f"""
-            SELECT {", ".join(LIVE_FIGURE_COLUMNS)} FROM mart.current_figures
-            WHERE scope = 'live_median'
-            ORDER BY provider_id, model_id, endpoint_id, metric
+            SELECT * EXCLUDE (quote, workload, source_url) FROM mart.current_figures
+            WHERE scope IN {MEASURED}
+            ORDER BY provider_id, model_id, endpoint_id, metric, method, statistic NULLS FIRST,
+                     scope
             """,
         ),
         claims=_records(
@@ -164,6 +139,18 @@ def _cited_inputs(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             """,
         ),
         peak_vs_live=_records(con, "SELECT * FROM mart.peak_vs_live ORDER BY claim_id"),
+        offers=_records(
+            con, "SELECT * FROM mart.endpoint_offers ORDER BY provider_id, endpoint_id"
+        ),
+        rankings=_records(
+            con,
+            """
+            SELECT * FROM mart.leaderboard
+            ORDER BY model_id, precision, service_tier, reasoning_effort NULLS FIRST,
+                     region NULLS FIRST, method, statistic NULLS FIRST, suspect, rank,
+                     provider_id, endpoint_id
+            """,
+        ),
         platforms=_records(con, "SELECT * FROM core.platforms ORDER BY platform_id"),
         # Which snapshot of a source is read (the newest usable one) is decided once, by
         # mart.latest_snapshots; these only select from the mart.
@@ -181,14 +168,6 @@ def _cited_inputs(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             "SELECT * FROM mart.platform_models "
             "ORDER BY platform_id, platform_model_id, snapshot_id",
         ),
-        endpoint_prices=_records(
-            con,
-            """
-            SELECT o.* FROM core.endpoint_offers AS o
-            SEMI JOIN mart.latest_snapshots AS l ON l.snapshot_id = o.snapshot_id
-            ORDER BY o.provider_id, o.endpoint_id, o.endpoint_tag, o.catalogue_model_id
-            """,
-        ),
         model_figures=_records(
             con,
             "SELECT * FROM mart.model_figures "
@@ -197,7 +176,9 @@ def _cited_inputs(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         platform_offers=_records(
             con,
             """
-            SELECT platform_id, catalogue_model_id, model_id, source_id, snapshot_id
+            SELECT platform_id, catalogue_model_id, model_id, source_id, snapshot_id,
+                   price_input_usd_per_mtok, price_output_usd_per_mtok,
+                   price_cache_read_usd_per_mtok, price_cache_write_usd_per_mtok
             FROM mart.model_offers
             WHERE platform_id IS NOT NULL AND offered_by_kind = 'provider'
             ORDER BY platform_id, catalogue_model_id, snapshot_id

@@ -24,6 +24,7 @@ from pipeline.schema.vocabulary import (
     SOURCE_KINDS,
     STATISTICS,
     TIERS,
+    TIME_BOUNDS,
     UNITS,
 )
 
@@ -51,7 +52,7 @@ class Sources(CoreTable):
     publisher: Series[str]
     title: Series[str] = pa.Field(nullable=True)
     url: Series[str] = pa.Field(str_startswith="http", description="http(s) address")
-    tier: Series[str] = pa.Field(isin=list(TIERS), description="T1, T2 or T3 (see README)")
+    tier: Series[str] = pa.Field(isin=list(TIERS), description="T1, T2 or T3 (docs/methodology.md)")
     format: Series[str] = pa.Field(description="parser that reads it")
     cadence: Series[str] = pa.Field(description="how often it should be refreshed")
     max_age_minutes: Series[int] = pa.Field(
@@ -61,6 +62,16 @@ class Sources(CoreTable):
         nullable=True,
         description="latest time the source's newest snapshot was retrieved or re-confirmed "
         "unchanged by a fetch",
+    )
+    license: Series[str] = pa.Field(
+        description="the terms its data is under: an SPDX id, publisher-terms (see terms_url) or "
+        "unknown"
+    )
+    terms_url: Series[str] = pa.Field(nullable=True, description="where its terms are written")
+    attribution_required: Series[pd.BooleanDtype] = pa.Field(
+        nullable=True,
+        description="whether the publisher requires credit wherever its data is shown (null: "
+        "nobody knows)",
     )
 
 
@@ -86,6 +97,21 @@ class Snapshots(CoreTable):
     )
     reconstructed_from_snapshot_id: Series[str] = pa.Field(
         nullable=True, description="the snapshot of that document it was rebuilt from, if stored"
+    )
+    reconstructed_qualifier: Series[str] = pa.Field(
+        isin=list(QUALIFIERS),
+        nullable=True,
+        description="how that document gives its figures, where it rounds them (approx): every "
+        "figure read from the reconstruction carries it",
+    )
+    retrieved_at_bound: Series[str] = pa.Field(
+        isin=list(TIME_BOUNDS),
+        description="exact, or lower_bound when the capture time was not recorded and "
+        "retrieved_at is the earliest time it can have been (a time the response itself gives)",
+    )
+    in_scope: Series[bool] = pa.Field(
+        description="the build reads it: listed in the store, retrieved up to the build's as-of "
+        "time, and read by its parser without error"
     )
 
 
@@ -118,13 +144,39 @@ class Models(CoreTable):
     model_id: Series[str] = pa.Field(unique=True)
     name: Series[str] = pa.Field(description="display name")
     creator: Series[str] = pa.Field(nullable=True)
+    family: Series[str] = pa.Field(
+        nullable=True,
+        description="the undated model a dated snapshot belongs to (gpt-4o for "
+        "gpt-4o-2024-11-20); null when the model is not a dated snapshot",
+    )
     reviewed: Series[bool] = pa.Field(description=REVIEWED)
     named_by: Series[str] = pa.Field(nullable=True, description=NAMED_BY)
 
 
+SCOPE = (
+    "live (a statistic over a window on a public endpoint), one_off (a single benchmark run), "
+    "peak_per_user or aggregate (a vendor's record), list_price: figures of different scopes "
+    "never compare"
+)
+TIME_BOUND = (
+    "exact; or lower_bound: the capture time was not recorded, observed_at is the earliest it "
+    "can have been"
+)
+GRADED_TIER = (
+    "tier of the figure's source; a figure read from a reconstructed snapshot carries the lower "
+    "of that tier and the tier of the document it was rebuilt from"
+)
+SUSPECT = (
+    "the source's own fields contradict the figure beyond a stated tolerance "
+    "(docs/methodology.md): shown wherever the figure is, and never a headline"
+)
 REGION = (
     "region of a regional endpoint, as its source names it (OpenRouter's tag suffix "
     "'eu-west-1'); null for the provider's default endpoint"
+)
+MODEL_REGION = (
+    "the region profile the catalogue's model id names (Bedrock's us., eu., apac., global.): a "
+    "regional variant of one offer, not a model; null when it names none"
 )
 METHOD = (
     "how the figure was measured: fixed-workload probe (Artificial Analysis), percentiles of "
@@ -133,25 +185,66 @@ METHOD = (
 )
 
 
-class Endpoints(CoreTable):
-    """Provider x model x variant: the key of every speed figure."""
+ENDPOINT_ID = (
+    "provider/model/precision/service_tier/reasoning_effort, then @region for a regional "
+    "endpoint and ~key where the source's own key tells endpoints of one variant apart"
+)
+ENDPOINT_KEY = (
+    "what else tells the endpoint apart among a source's endpoints of one provider, model and "
+    "variant: the words of OpenRouter's tag beyond the provider and region ('fp8' in "
+    "novita/fp8), the model slug's variant ('free'); null when nothing does"
+)
 
-    endpoint_id: Series[str] = pa.Field(
-        unique=True,
-        description="provider/model/precision/service_tier/reasoning_effort, then @region for "
-        "a regional endpoint",
-    )
+
+class Endpoints(CoreTable):
+    """Provider x model x variant (and the source's key where it has one): the key of every
+    speed figure."""
+
+    endpoint_id: Series[str] = pa.Field(unique=True, description=ENDPOINT_ID)
     provider_id: Series[str]
     model_id: Series[str]
     precision: Series[str] = pa.Field(isin=list(PRECISIONS))
     service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
     region: Series[str] = pa.Field(nullable=True, description=REGION)
+    endpoint_key: Series[str] = pa.Field(nullable=True, description=ENDPOINT_KEY)
+
+
+class EndpointKeys(CoreTable):
+    """How each source's own key for an endpoint (a provider label, an OpenRouter tag) maps to
+    the endpoint: facts keep the key, so an identity rule re-maps keys and never rewrites
+    facts."""
+
+    class Config:
+        unique = ["frame", "model_label", "endpoint_label", "precision_label", "tier_label"]
+
+    frame: Series[str] = pa.Field(description="the staged frame the key comes from")
+    model_label: Series[str] = pa.Field(description="the model as that frame writes it")
+    endpoint_label: Series[str] = pa.Field(
+        description="the endpoint as that frame writes it: a provider label, an OpenRouter tag"
+    )
+    precision_label: Series[str] = pa.Field(
+        isin=list(PRECISIONS), description="the precision the frame states for the row"
+    )
+    tier_label: Series[str] = pa.Field(
+        nullable=True,
+        description="the service tier the frame states for the row, as written ('flex' of "
+        "OpenRouter's statsByTier); null when it states none",
+    )
+    endpoint_id: Series[str] = pa.Field(description=ENDPOINT_ID)
+    provider_id: Series[str]
+    model_id: Series[str]
+    precision: Series[str] = pa.Field(isin=list(PRECISIONS))
+    service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
+    reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
+    region: Series[str] = pa.Field(nullable=True, description=REGION)
+    endpoint_key: Series[str] = pa.Field(nullable=True, description=ENDPOINT_KEY)
 
 
 class Observations(CoreTable):
-    """One figure from one snapshot. Every snapshot's observations stay here (history); the mart
-    views pick the current ones."""
+    """One figure from one snapshot, every snapshot the build reads: the history of every
+    figure. A view over the facts as their sources give them (staging) and the figures each
+    build derives (core.cited_observations); the mart picks the current ones."""
 
     observation_id: Series[str] = pa.Field(unique=True, description="stable hash of its origin")
     endpoint_id: Series[str]
@@ -161,17 +254,15 @@ class Observations(CoreTable):
     service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
     region: Series[str] = pa.Field(nullable=True, description=REGION)
+    endpoint_key: Series[str] = pa.Field(nullable=True, description=ENDPOINT_KEY)
     metric: Series[str] = pa.Field(isin=list(METRICS))
-    scope: Series[str] = pa.Field(
-        isin=list(SCOPES),
-        description="live_median, peak_per_user or aggregate: never compared across",
-    )
+    scope: Series[str] = pa.Field(isin=list(SCOPES), description=SCOPE)
     method: Series[str] = pa.Field(isin=list(METHODS), description=METHOD)
     statistic: Series[str] = pa.Field(
         isin=list(STATISTICS),
         nullable=True,
-        description="median, p50, p75, p90 or p99 of the requests in the window; null for a "
-        "record claim or a figure whose source does not say",
+        description="median, p50, p75, p90, p95 or p99 of the requests in the window; null for a "
+        "record claim, a listed price, a bound or range, or a figure whose source does not say",
     )
     window_minutes: Series[pd.Int64Dtype] = pa.Field(
         gt=0,
@@ -200,10 +291,11 @@ class Observations(CoreTable):
     )
     unit: Series[str] = pa.Field(isin=list(UNITS))
     observed_at: Series[UtcTimestamp] = pa.Field(description="when the figure was observed")
+    observed_at_bound: Series[str] = pa.Field(isin=list(TIME_BOUNDS), description=TIME_BOUND)
     retrieved_at: Series[UtcTimestamp] = pa.Field(description="when its snapshot was retrieved")
     snapshot_id: Series[str]
     source_id: Series[str]
-    tier: Series[str] = pa.Field(isin=list(TIERS))
+    tier: Series[str] = pa.Field(isin=list(TIERS), description=GRADED_TIER)
     origin: Series[str] = pa.Field(description="staged frame it came from")
     role: Series[str] = pa.Field(
         isin=["measured", "headline", "context", "row", "claim"],
@@ -212,6 +304,10 @@ class Observations(CoreTable):
     )
     quote: Series[str] = pa.Field(description="the figure as the source wrote it")
     workload: Series[str] = pa.Field(nullable=True, description="benchmark workload, JSON")
+    suspect: Series[bool] = pa.Field(description=SUSPECT)
+    suspect_reason: Series[str] = pa.Field(
+        nullable=True, description="which of the source's own fields contradict the figure"
+    )
 
 
 class ContextFigures(CoreTable):
@@ -242,10 +338,13 @@ class ModelFigures(CoreTable):
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
     label: Series[str] = pa.Field(description="the model as the source names it")
     metric: Series[str] = pa.Field(isin=list(METRICS))
+    scope: Series[str] = pa.Field(isin=list(SCOPES), description=SCOPE)
     statistic: Series[str] = pa.Field(
-        isin=list(STATISTICS), description="the statistic of the probes (median)"
+        isin=list(STATISTICS),
+        nullable=True,
+        description="the statistic of the probes (median); null for a listed price",
     )
-    value: Series[float] = pa.Field(gt=0)
+    value: Series[float] = pa.Field(ge=0)
     unit: Series[str] = pa.Field(isin=list(UNITS))
     window_minutes: Series[pd.Int64Dtype] = pa.Field(
         gt=0, nullable=True, metadata={"unit": "minutes"}, description="the statistic's window"
@@ -255,6 +354,7 @@ class ModelFigures(CoreTable):
         nullable=True, description="the probes' workload (prompt length, parallel queries), JSON"
     )
     observed_at: Series[UtcTimestamp]
+    observed_at_bound: Series[str] = pa.Field(isin=list(TIME_BOUNDS), description=TIME_BOUND)
     retrieved_at: Series[UtcTimestamp]
     snapshot_id: Series[str]
     source_id: Series[str]
@@ -262,19 +362,21 @@ class ModelFigures(CoreTable):
 
 
 class EndpointOffers(CoreTable):
-    """What a provider's endpoint offers, per snapshot (OpenRouter's endpoint listing): prices in
-    USD per million tokens, limits, status, uptime and tool calling."""
+    """What a provider's endpoint offers, per listing (OpenRouter's API and website, Vercel's
+    gateway): prices in USD per million tokens, limits, status, uptime over each source's own
+    windows, and tool calling."""
 
     class Config:
         unique = ["snapshot_id", "catalogue_model_id", "endpoint_tag"]
 
-    endpoint_id: Series[str]
+    endpoint_id: Series[str] = pa.Field(description=ENDPOINT_ID)
     provider_id: Series[str]
     model_id: Series[str]
     precision: Series[str] = pa.Field(isin=list(PRECISIONS))
     service_tier: Series[str] = pa.Field(isin=list(SERVICE_TIERS))
     reasoning_effort: Series[str] = pa.Field(isin=list(REASONING_EFFORTS), nullable=True)
     region: Series[str] = pa.Field(nullable=True, description=REGION)
+    endpoint_key: Series[str] = pa.Field(nullable=True, description=ENDPOINT_KEY)
     catalogue_model_id: Series[str] = pa.Field(description="the model's id in the source")
     endpoint_tag: Series[str] = pa.Field(description="the endpoint's key in the source")
     quantization: Series[str] = pa.Field(
@@ -283,22 +385,33 @@ class EndpointOffers(CoreTable):
     status: Series[pd.Int64Dtype] = pa.Field(nullable=True, description="status code as given")
     context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
     max_output_tokens: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
+    max_prompt_tokens: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
     price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
     price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
     price_cache_read_usd_per_mtok: Series[float] = pa.Field(
         nullable=True, ge=0, description="price per million cached input tokens read [USD]"
     )
+    price_cache_write_usd_per_mtok: Series[float] = pa.Field(
+        nullable=True, ge=0, description="price per million input tokens written to cache [USD]"
+    )
     discount: Series[float] = pa.Field(
         nullable=True, ge=0, le=1, description="fraction already taken off the prices"
     )
     function_calling: Series[pd.BooleanDtype] = pa.Field(nullable=True)
+    uptime_last_5m: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
+    uptime_last_15m: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
     uptime_last_30m: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
+    uptime_last_1h: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
     uptime_last_1d: Series[float] = pa.Field(nullable=True, metadata={"unit": "%"})
-    member_url: Series[str] = pa.Field(description="request URL of the response it came from")
+    member_url: Series[str] = pa.Field(
+        nullable=True, description="request URL of the response it came from"
+    )
     observed_at: Series[UtcTimestamp]
+    observed_at_bound: Series[str] = pa.Field(isin=list(TIME_BOUNDS), description=TIME_BOUND)
+    retrieved_at: Series[UtcTimestamp]
     snapshot_id: Series[str]
     source_id: Series[str]
-    tier: Series[str] = pa.Field(isin=list(TIERS))
+    tier: Series[str] = pa.Field(isin=list(TIERS), description=GRADED_TIER)
 
 
 class CatalogueOffers(CoreTable):
@@ -315,11 +428,16 @@ class CatalogueOffers(CoreTable):
     catalogue_provider_id: Series[str] = pa.Field(description="the provider's id in the source")
     catalogue_model_id: Series[str] = pa.Field(description="the model's id in the source")
     model_id: Series[str] = pa.Field(nullable=True)
+    region: Series[str] = pa.Field(nullable=True, description=MODEL_REGION)
     name: Series[str]
+    family: Series[str] = pa.Field(nullable=True, description="model family as listed")
     price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
     price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True, ge=0)
     price_cache_read_usd_per_mtok: Series[float] = pa.Field(
         nullable=True, ge=0, description="price per million cached input tokens read [USD]"
+    )
+    price_cache_write_usd_per_mtok: Series[float] = pa.Field(
+        nullable=True, ge=0, description="price per million input tokens written to cache [USD]"
     )
     context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
     max_output_tokens: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
@@ -331,7 +449,14 @@ class CatalogueOffers(CoreTable):
         nullable=True, description="the catalogue marks the weights as published"
     )
     release_date: Series[str] = pa.Field(nullable=True, description="as written")
+    last_updated: Series[str] = pa.Field(nullable=True, description="as written")
     status: Series[str] = pa.Field(nullable=True, description="as written ('beta')")
+    unread: Series[str] = pa.Field(
+        nullable=True, description="values the catalogue gave that were not what its schema says"
+    )
+    provider_doc_url: Series[str] = pa.Field(
+        nullable=True, description="the provider's model documentation (http(s) only)"
+    )
     observed_at: Series[UtcTimestamp]
     snapshot_id: Series[str]
     source_id: Series[str]
@@ -400,12 +525,19 @@ class PlatformModels(CoreTable):
     service_tier: Series[str] = pa.Field(
         isin=list(SERVICE_TIERS), description="parsed from the name"
     )
+    region: Series[str] = pa.Field(nullable=True, description=MODEL_REGION)
     function_calling: Series[pd.BooleanDtype] = pa.Field(nullable=True)
     beta: Series[pd.BooleanDtype] = pa.Field(nullable=True)
     lora: Series[pd.BooleanDtype] = pa.Field(nullable=True)
     context_window: Series[pd.Int64Dtype] = pa.Field(nullable=True, metadata={"unit": "tokens"})
     price_input_usd_per_mtok: Series[float] = pa.Field(nullable=True)
     price_output_usd_per_mtok: Series[float] = pa.Field(nullable=True)
+    price_cached_input_usd_per_mtok: Series[float] = pa.Field(
+        nullable=True, description="price per million cached input tokens [USD]"
+    )
+    other_prices: Series[str] = pa.Field(
+        nullable=True, description="prices in units not read as numbers, as written"
+    )
     planned_deprecation: Series[str] = pa.Field(nullable=True)
     source_id: Series[str]
     snapshot_id: Series[str]
@@ -432,8 +564,8 @@ class Extractions(CoreTable):
 
 
 class FetchOutcomes(CoreTable):
-    """Every fetch outcome in the sources' logs (<raw>/<source_id>/_outcomes.jsonl): one row per
-    `speedbook fetch` of a source, whatever happened."""
+    """Every fetch outcome in the sources' logs (<warehouse>/state/fetch/<source_id>.jsonl): one
+    row per `speedbook fetch` of a source, whatever happened."""
 
     source_id: Series[str]
     log_line: Series[int] = pa.Field(ge=1, description="position in the source's log, from 1")
@@ -454,21 +586,28 @@ class FetchOutcomes(CoreTable):
     attempts: Series[int] = pa.Field(ge=0, description="requests made; 0 when skipped")
 
 
+# Tables each build fills again, in one transaction, from the reviewed files, the store's records
+# and the SQL of sql/core/: small, whatever the history's size.
 CORE_TABLES: dict[str, type[CoreTable]] = {
     "sources": Sources,
     "snapshots": Snapshots,
     "providers": Providers,
     "models": Models,
+    "endpoint_keys": EndpointKeys,
     "endpoints": Endpoints,
-    "observations": Observations,
+    "cited_observations": Observations,
     "context_figures": ContextFigures,
-    "model_figures": ModelFigures,
-    "endpoint_offers": EndpointOffers,
-    "catalogue_offers": CatalogueOffers,
     "claims": Claims,
     "claim_evidence": ClaimEvidence,
     "platforms": Platforms,
+    "fetch_outcomes": FetchOutcomes,
+}
+# Views over the facts (sql/core/): documented by their models, checked by the asset checks.
+CORE_VIEWS: dict[str, type[CoreTable]] = {
+    "observations": Observations,
+    "model_figures": ModelFigures,
+    "endpoint_offers": EndpointOffers,
+    "catalogue_offers": CatalogueOffers,
     "platform_models": PlatformModels,
     "extractions": Extractions,
-    "fetch_outcomes": FetchOutcomes,
 }

@@ -17,7 +17,7 @@ from pipeline.schema.vocabulary import (
     SCOPES,
     SERVICE_TIERS,
 )
-from pipeline.warehouse.connection import quote_literal
+from pipeline.support.duck import quote_literal
 
 _TYPES = {
     "str": "VARCHAR",
@@ -166,8 +166,8 @@ def sync_tables(
     """Create the tables of `schema` from their models, or bring those an older build left to
     them: a new nullable column is added in place, any other change drops the table and creates
     it empty. Returns the names of the tables dropped (their rows are gone: the caller re-derives
-    them). Comments are written where they differ from the model's (each is a catalogue write,
-    and a build syncs a few hundred)."""
+    them). Comments are written where they differ from the model's. Run it in a transaction:
+    in a lake every statement outside one is a commit of its own."""
     existing: dict[str, dict[str, tuple[str, bool]]] = {}
     written: dict[str, dict[str | None, str | None]] = {}  # table -> column (None: the table)
     for table, column, sql_type, nullable, comment in con.execute(

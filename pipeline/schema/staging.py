@@ -120,8 +120,14 @@ class CompilationFigures(StagedFrame):
 
     table_name: Series[str] = pa.Field(isin=["providers", "live"], description="which table")
     row_number: Series[int] = pa.Field(ge=1, description="1-based row in that table")
-    role: Series[str] = pa.Field(isin=["headline", "context", "row"])
-    provider_label: Series[str] = pa.Field(str_length={"min_value": 1})
+    role: Series[str] = pa.Field(
+        isin=["headline", "context", "row"],
+        description="headline (the provider's headline figure), context (a figure beside it "
+        "that is not about one model) or row (a row of the live table)",
+    )
+    provider_label: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="the provider as the page writes it"
+    )
     # Null when the row names no model; an empty cell is a broken row, not a missing model.
     model_label: Series[str] = pa.Field(
         str_length={"min_value": 1}, nullable=True, description="model the figure is on"
@@ -138,8 +144,10 @@ class CompilationFigures(StagedFrame):
     qualifier: Series[str] = pa.Field(isin=list(QUALIFIERS), nullable=True)
     cited_url: Series[str] = pa.Field(nullable=True, description="the T1 page the row cites")
     cited_text: Series[str] = pa.Field(nullable=True, description="the row's source, as written")
-    country: Series[str] = pa.Field(nullable=True)
-    provider_type: Series[str] = pa.Field(nullable=True)
+    country: Series[str] = pa.Field(nullable=True, description="the provider's country, as written")
+    provider_type: Series[str] = pa.Field(
+        nullable=True, description="what kind of provider the page says it is, as written"
+    )
 
     class Config:
         unique = ["snapshot_id", "table_name", "row_number", "role", "figure_text"]
@@ -148,13 +156,19 @@ class CompilationFigures(StagedFrame):
 class CompilationPlatforms(StagedFrame):
     """The model-access platform table of a compilation page."""
 
-    platform_label: Series[str] = pa.Field(str_length={"min_value": 1})
+    platform_label: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="the platform as the page writes it"
+    )
     owner: Series[str] = pa.Field(nullable=True)
-    kind_label: Series[str] = pa.Field(str_length={"min_value": 1})
+    kind_label: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="what kind of platform the page says it is"
+    )
     stated_count: Series[str] = pa.Field(str_length={"min_value": 1}, description="as written")
     notable: Series[str] = pa.Field(nullable=True, description="' · '-joined notable families")
-    cited_url: Series[str] = pa.Field(nullable=True)
-    cited_tier: Series[str] = pa.Field(isin=list(TIERS), nullable=True)
+    cited_url: Series[str] = pa.Field(nullable=True, description="the page the row cites")
+    cited_tier: Series[str] = pa.Field(
+        isin=list(TIERS), nullable=True, description="the tier the page gives its citation"
+    )
 
     class Config:
         unique = ["snapshot_id", "platform_label"]
@@ -164,15 +178,23 @@ class LLMPerfRuns(StagedFrame):
     """One LLMPerf run summary: a provider, a model, a workload and its medians."""
 
     framework: Series[str] = pa.Field(str_length={"min_value": 1}, description="provider name")
-    model_label: Series[str] = pa.Field(str_length={"min_value": 1})
+    model_label: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="the model as the run names it"
+    )
     output_tokens_per_s: Series[float] = _speed(description="median per-request output throughput")
     ttft_s: Series[float] = pa.Field(ge=0, lt=3600, nullable=True, metadata={"unit": "s"})
     e2e_s: Series[float] = pa.Field(ge=0, lt=3600, nullable=True, metadata={"unit": "s"})
-    mean_input_tokens: Series[int] = pa.Field(gt=0)
-    mean_output_tokens: Series[int] = pa.Field(gt=0)
-    concurrency: Series[int] = pa.Field(gt=0)
-    completed_requests: Series[int] = pa.Field(ge=0)
-    error_rate: Series[float] = pa.Field(ge=0, le=1)
+    mean_input_tokens: Series[int] = pa.Field(
+        gt=0, metadata={"unit": "tokens"}, description="the workload's mean input tokens"
+    )
+    mean_output_tokens: Series[int] = pa.Field(
+        gt=0, metadata={"unit": "tokens"}, description="the workload's mean output tokens"
+    )
+    concurrency: Series[int] = pa.Field(gt=0, description="requests in flight at once")
+    completed_requests: Series[int] = pa.Field(ge=0, description="requests the run completed")
+    error_rate: Series[float] = pa.Field(
+        ge=0, le=1, description="share of the run's requests that failed"
+    )
 
     class Config:
         unique = ["snapshot_id"]
@@ -191,8 +213,12 @@ class ClaimEvidence(StagedFrame):
 class UnreviewedFigures(StagedFrame):
     """Tokens-per-second figures on a claim page that no reviewed claim covers."""
 
-    figure_text: Series[str] = pa.Field(str_length={"min_value": 1})
-    sentence: Series[str] = pa.Field(str_length={"min_value": 1})
+    figure_text: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="the figure as written ('1,000 tokens/s')"
+    )
+    sentence: Series[str] = pa.Field(
+        str_length={"min_value": 1}, description="the sentence that carries it"
+    )
 
     class Config:
         unique = ["snapshot_id", "figure_text", "sentence"]
@@ -225,6 +251,16 @@ class CatalogueEntries(StagedFrame):
         nullable=True,
         description="prices in units the parser does not read, as written and '; '-joined "
         "('0.5 USD per audio minute'); null when there are none",
+    )
+    canonical_slug: Series[str] = _text(
+        "the platform's permanent slug of the model (OpenRouter's canonical_slug, "
+        "'qwen/qwen3-coder-480b-a35b-07-25'); null when not given",
+        nullable=True,
+    )
+    hugging_face_id: Series[str] = _text(
+        "the Hugging Face repository of the weights the model serves (OpenRouter's "
+        "hugging_face_id, 'Qwen/Qwen3-Coder-480B-A35B-Instruct'); null when not given",
+        nullable=True,
     )
 
     class Config:
@@ -516,6 +552,401 @@ class ModelsDevOffers(StagedFrame):
         unique = ["snapshot_id", "provider_id", "platform_model_id"]
 
 
+# --- OpenRouter's website statistics (undocumented: /api/frontend/v1/stats/...) --------------
+
+FRONTEND_STATISTICS = ("p50", "p75", "p90", "p95", "p99")
+# (metric, statistic) -> its column in openrouter_frontend_stats
+FRONTEND_PERCENTILES = {
+    (metric, statistic): f"{metric}_{statistic}"
+    for metric in ("output_tokens_per_s", "ttft_s")
+    for statistic in FRONTEND_STATISTICS
+}
+MAX_WINDOW_MINUTES = 366 * 24 * 60
+_UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+_DAY = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _frontend_throughput(statistic: str) -> object:
+    return _percentile(
+        statistic, "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, f"{statistic}_throughput"
+    )
+
+
+def _frontend_ttft(statistic: str) -> object:
+    return _percentile(
+        statistic,
+        "time to first token",
+        "s",
+        MAX_TTFT_S,
+        f"{statistic}_latency in milliseconds: OpenRouter's latency, which its documented API "
+        "defines as time to first token",
+    )
+
+
+def _status_count(window: str) -> object:
+    return pa.Field(
+        ge=0,
+        le=MAX_COUNT,
+        nullable=True,
+        metadata={"unit": "requests"},
+        description=f"requests of the endpoint {window}",
+    )
+
+
+def _unread(what: str) -> object:
+    return _text(
+        f"values of the {what} that could not be read as the API gives them (a string where a "
+        "number belongs, a percentile of 0), left null above and quoted here; null when all "
+        "was read",
+        nullable=True,
+    )
+
+
+class OpenRouterFrontendEndpoints(StagedFrame):
+    """One row per endpoint of a model in one capture of OpenRouter's undocumented website API
+    GET /api/frontend/v1/stats/endpoint?permaslug=<slug>&variant=<variant>: who serves it, how,
+    at what price, and its request status counts. Its statistics: openrouter_frontend_stats."""
+
+    member_index: Series[int] = pa.Field(
+        ge=1,
+        description="the model's 1-based position in the capture (openrouter_frontend_members)",
+    )
+    permaslug: Series[str] = _text(
+        "the model's permanent slug (model_variant_permaslug: its canonical_slug, often dated)"
+    )
+    variant: Series[str] = _text("the model variant the statistics are of ('standard')")
+    model_slug: Series[str] = _text(
+        "the model's public id (model_variant_slug, as GET /api/v1/models spells it)", nullable=True
+    )
+    endpoint_id: Series[str] = pa.Field(
+        str_matches=_UUID, description="OpenRouter's id of the endpoint (a UUID): its key"
+    )
+    endpoint_name: Series[str] = _text("the endpoint's name as listed", nullable=True)
+    provider_name: Series[str] = _text("provider as OpenRouter names it ('DeepInfra')")
+    provider_display_name: Series[str] = _text("the provider's display name", nullable=True)
+    tag: Series[str] = _text(
+        "provider_slug: the endpoint's provider slug with its variant ('deepinfra/fp8'), the "
+        "documented API's `tag`; two endpoints can share it (their ids differ)"
+    )
+    tag_root: Series[str] = _text("the tag before its first '/': the provider's slug")
+    tag_suffix: Series[str] = _text(
+        "the tag after its first '/' ('fp8', 'us-south1'); null when the tag has none",
+        nullable=True,
+    )
+    provider_model_id: Series[str] = _text(
+        "the provider's own id of the model it serves", nullable=True
+    )
+    provider_region: Series[str] = _text("the endpoint's region, when given", nullable=True)
+    quantization: Series[str] = _text(
+        "quantization as OpenRouter writes it ('fp8', 'unknown'); null when not given",
+        nullable=True,
+    )
+    precision: Series[str] = pa.Field(
+        isin=list(PRECISIONS),
+        description="precision the quantization means (pipeline/normalise/variants.py)",
+    )
+    quantization_known: Series[bool] = pa.Field(
+        description="false when the reviewed table does not know the quantization label"
+    )
+    status: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True, description="OpenRouter's endpoint status code as given (0 in service)"
+    )
+    is_free: Series[pd.BooleanDtype] = _flag("the endpoint is free of charge")
+    is_disabled: Series[pd.BooleanDtype] = _flag("OpenRouter lists the endpoint as disabled")
+    is_deranked: Series[pd.BooleanDtype] = _flag("OpenRouter ranks the endpoint down in routing")
+    context_length: Series[pd.Int64Dtype] = _count("context window")
+    max_completion_tokens: Series[pd.Int64Dtype] = _count("most output tokens per request")
+    max_prompt_tokens: Series[pd.Int64Dtype] = _count("most input tokens per request")
+    price_input_usd_per_mtok: Series[float] = _price("input price (pricing.prompt)")
+    price_output_usd_per_mtok: Series[float] = _price("output price (pricing.completion)")
+    price_cache_read_usd_per_mtok: Series[float] = _price("cached input (read) price")
+    price_cache_write_usd_per_mtok: Series[float] = _price("cache write price")
+    discount: Series[float] = pa.Field(
+        ge=0, le=1, nullable=True, description="OpenRouter's fractional discount, as given"
+    )
+    function_calling: Series[pd.BooleanDtype] = _flag(
+        "'tools' is among the endpoint's supported_parameters"
+    )
+    requests_succeeded: Series[pd.Int64Dtype] = _status_count(
+        "that succeeded (status_heuristics.success; its window is not stated)"
+    )
+    requests_derankable_error: Series[pd.Int64Dtype] = _status_count(
+        "that failed with an error OpenRouter ranks the endpoint down for "
+        "(status_heuristics.derankableError; window not stated)"
+    )
+    requests_rate_limited: Series[pd.Int64Dtype] = _status_count(
+        "that were rate limited (status_heuristics.rateLimited; window not stated)"
+    )
+    requests_succeeded_5m: Series[pd.Int64Dtype] = _status_count(
+        "that succeeded in the last 5 minutes"
+    )
+    requests_derankable_error_5m: Series[pd.Int64Dtype] = _status_count(
+        "that failed with a derankable error in the last 5 minutes"
+    )
+    requests_rate_limited_5m: Series[pd.Int64Dtype] = _status_count(
+        "that were rate limited in the last 5 minutes"
+    )
+    requests_succeeded_1d: Series[pd.Int64Dtype] = _status_count("that succeeded in the last day")
+    requests_derankable_error_1d: Series[pd.Int64Dtype] = _status_count(
+        "that failed with a derankable error in the last day"
+    )
+    requests_rate_limited_1d: Series[pd.Int64Dtype] = _status_count(
+        "that were rate limited in the last day"
+    )
+    unread: Series[str] = _unread("endpoint")
+
+    class Config:
+        unique = ["snapshot_id", "permaslug", "variant", "endpoint_id"]
+
+
+class OpenRouterFrontendStats(StagedFrame):
+    """One row per endpoint x statistics block of one capture of OpenRouter's website API: the
+    endpoint's `stats`, and each service tier of its `statsByTier` (default, flex, priority):
+    percentiles of the live routed traffic of its window, and how many requests they cover."""
+
+    member_index: Series[int] = pa.Field(ge=1, description="the model's position in the capture")
+    permaslug: Series[str] = _text("the model's permanent slug (see openrouter_frontend_endpoints)")
+    variant: Series[str] = _text("the model variant ('standard')")
+    endpoint_id: Series[str] = pa.Field(str_matches=_UUID, description="OpenRouter's endpoint id")
+    block: Series[str] = pa.Field(
+        str_length={"min_value": 1},
+        description="where the figures are in the endpoint: 'stats', or 'statsByTier.<tier>'",
+    )
+    service_tier: Series[str] = _text(
+        "OpenRouter's service tier key in statsByTier ('default', 'flex', 'priority'), as "
+        "written; null for the `stats` block, which names none (in the captures it is within a "
+        "few percent of statsByTier.default, often equal: the same window computed apart)",
+        nullable=True,
+    )
+    output_tokens_per_s_p50: Series[float] = _frontend_throughput("p50")
+    output_tokens_per_s_p75: Series[float] = _frontend_throughput("p75")
+    output_tokens_per_s_p90: Series[float] = _frontend_throughput("p90")
+    output_tokens_per_s_p95: Series[float] = _frontend_throughput("p95")
+    output_tokens_per_s_p99: Series[float] = _frontend_throughput("p99")
+    ttft_s_p50: Series[float] = _frontend_ttft("p50")
+    ttft_s_p75: Series[float] = _frontend_ttft("p75")
+    ttft_s_p90: Series[float] = _frontend_ttft("p90")
+    ttft_s_p95: Series[float] = _frontend_ttft("p95")
+    ttft_s_p99: Series[float] = _frontend_ttft("p99")
+    request_count: Series[pd.Int64Dtype] = pa.Field(
+        ge=0,
+        le=MAX_COUNT,
+        nullable=True,
+        metadata={"unit": "requests"},
+        description="requests the percentiles are of (request_count)",
+    )
+    window_minutes: Series[int] = pa.Field(
+        gt=0,
+        le=MAX_WINDOW_MINUTES,
+        metadata={"unit": "minutes"},
+        description="the statistics' window as the block gives it (window_minutes: 30)",
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description="how they were measured")
+    unread: Series[str] = _unread("block")
+
+    class Config:
+        unique = ["snapshot_id", "permaslug", "variant", "endpoint_id", "block"]
+
+
+class OpenRouterFrontendDaily(StagedFrame):
+    """One row per endpoint x service tier x day of the week of daily throughput that OpenRouter's
+    website charts, GET /api/frontend/v1/stats/throughput-comparison?permaslug=<slug>&timeRange=1w
+    ({"x": "2026-07-17 00:00:00", "y": {"<endpoint id>::<tier>": 36}}). OpenRouter does not say
+    which statistic of which requests a day's figure is, nor the time zone of its days: the
+    figure is stored as given and labelled as neither a median nor a mean."""
+
+    member_index: Series[int] = pa.Field(ge=1, description="the model's position in the capture")
+    permaslug: Series[str] = _text("the model's permanent slug the chart was requested for")
+    endpoint_id: Series[str] = pa.Field(
+        str_matches=_UUID, description="OpenRouter's endpoint id, before '::' in the chart's key"
+    )
+    service_tier: Series[str] = _text("the service tier, after '::' in the chart's key")
+    day: Series[str] = pa.Field(
+        str_matches=_DAY,
+        description="the day the figure is of, as the chart's x gives it (YYYY-MM-DD 00:00:00, "
+        "time zone not stated); the capture's own day is not over",
+    )
+    output_tokens_per_s: Series[float] = _speed(
+        description="the day's throughput as charted (tokens/s); the statistic is not stated"
+    )
+    time_range: Series[str] = _text(
+        "the chart's timeRange, from its request URL ('1w'); null when the URL is not given",
+        nullable=True,
+    )
+    endpoint_listed: Series[bool] = pa.Field(
+        description="the endpoint is among the capture's endpoints of the model (the chart also "
+        "names endpoints no longer listed, of any variant: the request names none)"
+    )
+
+    class Config:
+        unique = ["snapshot_id", "permaslug", "endpoint_id", "service_tier", "day"]
+
+
+class OpenRouterFrontendMembers(StagedFrame):
+    """One row per model of a capture of OpenRouter's website statistics: what was requested,
+    what was read and what was not."""
+
+    member_index: Series[int] = pa.Field(ge=1, description="1-based position in the capture")
+    model: Series[str] = _text(
+        "the model the capture asked for (the collector's openrouter_model_id; the permaslug "
+        "of a response fetched directly); null when unreadable",
+        nullable=True,
+    )
+    canonical_slug: Series[str] = _text(
+        "the model's canonical_slug, as the capture gives it", nullable=True
+    )
+    endpoint_url: Series[str] = _url("the statistics request's URL")
+    throughput_url: Series[str] = _url("the daily throughput request's URL")
+    collector_errors: Series[str] = _text(
+        "errors the collector recorded for the model, '; '-joined; null when none",
+        nullable=True,
+    )
+    endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
+        ge=0, nullable=True, description="endpoints in the statistics response; null if unread"
+    )
+    endpoints_staged: Series[int] = pa.Field(
+        ge=0, description="endpoints read into openrouter_frontend_endpoints"
+    )
+    endpoints_without_statistics: Series[int] = pa.Field(
+        ge=0, description="staged endpoints with no statistics block (no recent traffic)"
+    )
+    daily_points_staged: Series[int] = pa.Field(
+        ge=0, description="rows read into openrouter_frontend_daily"
+    )
+    problem: Series[str] = _text(
+        "why the model, or some of its endpoints or daily figures, was not read; null when "
+        "all was read",
+        nullable=True,
+    )
+
+    class Config:
+        unique = ["snapshot_id", "member_index"]
+
+
+class OpenRouterFrontendModels(StagedFrame):
+    """One row per model of the GET /api/v1/models response a capture carries (its
+    catalog_payload): the stable keys OpenRouter publishes for model identity."""
+
+    model_id: Series[str] = _text("OpenRouter's model id ('openai/gpt-oss-120b')")
+    canonical_slug: Series[str] = _text("canonical_slug: the model's permanent slug", nullable=True)
+    hugging_face_id: Series[str] = _text(
+        "hugging_face_id: the model's Hugging Face repository; null when not given or empty",
+        nullable=True,
+    )
+    name: Series[str] = _text("model name as listed", nullable=True)
+
+    class Config:
+        unique = ["snapshot_id", "model_id"]
+
+
+# --- Vercel AI Gateway: GET /v1/models/{creator}/{model}/endpoints ----------------------------
+
+VERCEL_WINDOW_MINUTES = 60
+VERCEL_STATISTICS = ("p50", "p95")
+# (metric, statistic) -> its column in vercel_gateway_endpoints
+VERCEL_PERCENTILES = {
+    (metric, statistic): f"{metric}_{statistic}"
+    for metric in ("output_tokens_per_s", "ttft_s")
+    for statistic in VERCEL_STATISTICS
+}
+
+
+def _uptime(window: str) -> object:
+    return pa.Field(
+        ge=0, le=100, nullable=True, metadata={"unit": "%"}, description=f"uptime, last {window}"
+    )
+
+
+class VercelGatewayEndpoints(StagedFrame):
+    """One row per provider endpoint of a model, from Vercel AI Gateway's documented GET
+    /v1/models/{creator}/{model}/endpoints (a member of a poll bundle, or one response): prices,
+    limits, uptime, and p50/p95 of throughput and time to first token over the last hour of
+    the gateway's own traffic (BYOK requests excluded, as Vercel documents)."""
+
+    member_url: Series[str] = pa.Field(
+        str_matches=r"^https?://", description="request URL of the response the row comes from"
+    )
+    model: Series[str] = _text("Vercel's model id (creator/model): the response's data.id")
+    endpoint_name: Series[str] = _text(
+        "the endpoint's name as listed ('google | google/gemini-3.1-pro-preview')", nullable=True
+    )
+    provider_name: Series[str] = _text(
+        "the provider as Vercel names it ('google', 'bedrock'): the endpoint's key "
+        "among the model's endpoints"
+    )
+    status: Series[pd.Int64Dtype] = pa.Field(
+        nullable=True, description="Vercel's endpoint status as given (0 is active)"
+    )
+    context_length: Series[pd.Int64Dtype] = _count("context window")
+    max_completion_tokens: Series[pd.Int64Dtype] = _count("most output tokens per request")
+    price_input_usd_per_mtok: Series[float] = _price("input price (pricing.prompt)")
+    price_output_usd_per_mtok: Series[float] = _price("output price (pricing.completion)")
+    price_cache_read_usd_per_mtok: Series[float] = _price("cached input (read) price")
+    price_cache_write_usd_per_mtok: Series[float] = _price("cache write price")
+    function_calling: Series[pd.BooleanDtype] = _flag(
+        "'tools' is among the endpoint's supported_parameters"
+    )
+    implicit_caching: Series[pd.BooleanDtype] = _flag(
+        "supports_implicit_caching: the provider caches prompts automatically"
+    )
+    uptime_last_15m: Series[float] = _uptime("15 minutes")
+    uptime_last_1h: Series[float] = _uptime("hour")
+    uptime_last_1d: Series[float] = _uptime("day")
+    output_tokens_per_s_p50: Series[float] = _percentile(
+        "p50", "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, "throughput_last_1h"
+    )
+    output_tokens_per_s_p95: Series[float] = _percentile(
+        "p95", "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, "throughput_last_1h"
+    )
+    ttft_s_p50: Series[float] = _percentile(
+        "p50", "time to first token", "s", MAX_TTFT_S, "latency_last_1h, milliseconds in the API"
+    )
+    ttft_s_p95: Series[float] = _percentile(
+        "p95", "time to first token", "s", MAX_TTFT_S, "latency_last_1h, milliseconds in the API"
+    )
+    window_minutes: Series[int] = pa.Field(
+        isin=[VERCEL_WINDOW_MINUTES],
+        metadata={"unit": "minutes"},
+        description="the statistics' window: the last hour, as the fields' names and Vercel's "
+        "documentation say",
+    )
+    method: Series[str] = pa.Field(isin=list(METHODS), description="how they were measured")
+    unread: Series[str] = _unread("endpoint")
+
+    class Config:
+        unique = ["snapshot_id", "model", "provider_name"]
+
+
+class VercelGatewayPollMembers(StagedFrame):
+    """One row per response of a Vercel AI Gateway poll (a bundle member, or the one response):
+    what was read from it and what was not."""
+
+    member_index: Series[int] = pa.Field(ge=1, description="1-based position in the bundle")
+    member_url: Series[str] = pa.Field(
+        str_matches=r"^https?://", description="request URL of the response"
+    )
+    http_status: Series[int] = pa.Field(ge=100, le=599, description="HTTP status received")
+    model: Series[str] = _text("the response's data.id; null when unreadable", nullable=True)
+    endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
+        ge=0, nullable=True, description="endpoints in the response; null when unreadable"
+    )
+    endpoints_staged: Series[int] = pa.Field(
+        ge=0, description="endpoints read into vercel_gateway_endpoints"
+    )
+    endpoints_without_statistics: Series[int] = pa.Field(
+        ge=0,
+        description="staged endpoints with no throughput or latency figure (Vercel shows "
+        "metrics only for providers with enough traffic)",
+    )
+    problem: Series[str] = _text(
+        "why the response, or some of its endpoints, was not read; null when all was read",
+        nullable=True,
+    )
+
+    class Config:
+        unique = ["snapshot_id", "member_index"]
+
+
 FRAMES: dict[str, type[StagedFrame]] = {
     "aa_endpoints": AAEndpoints,
     "compilation_figures": CompilationFigures,
@@ -531,4 +962,11 @@ FRAMES: dict[str, type[StagedFrame]] = {
     "aa_models": AAModels,
     "aa_model_figures": AAModelFigures,
     "models_dev_offers": ModelsDevOffers,
+    "openrouter_frontend_endpoints": OpenRouterFrontendEndpoints,
+    "openrouter_frontend_stats": OpenRouterFrontendStats,
+    "openrouter_frontend_daily": OpenRouterFrontendDaily,
+    "openrouter_frontend_members": OpenRouterFrontendMembers,
+    "openrouter_frontend_models": OpenRouterFrontendModels,
+    "vercel_gateway_endpoints": VercelGatewayEndpoints,
+    "vercel_gateway_poll_members": VercelGatewayPollMembers,
 }

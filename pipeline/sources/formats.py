@@ -1,14 +1,19 @@
 """The formats a parser can read. The registry names one per source; fetching checks content types.
 
-This module is deliberately free of parser imports so that loading the registry stays cheap (the
-bundle module it names the bundle's media type from imports only the standard library).
+This module is deliberately free of parser imports so that loading the registry stays cheap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BUNDLE_EXTENSION
+# A bundle: many HTTP responses in one snapshot (pipeline/raw/bundle.py reads and writes them).
+BUNDLE_CONTENT_TYPE = "application/vnd.speedbook.bundle"
+BUNDLE_EXTENSION = "bundle"
+MAX_MEMBERS = 100_000  # responses one bundle may hold
+
+GZIP_CONTENT_TYPE = "application/gzip"
+GZIPPED_JSON_EXTENSION = "json.gz"  # a JSON document as its collector gzipped it
 
 
 @dataclass(frozen=True)
@@ -122,11 +127,33 @@ FORMATS: dict[str, FormatSpec] = {
             "json",
             ("application/json",),
         ),
+        FormatSpec(
+            "openrouter_frontend",
+            "OpenRouter's undocumented website statistics: a collector's capture {schema_version, "
+            "catalog_payload, models: [{endpoint_payload, throughput_payload, ...}]} (gzip or "
+            "not), or one GET /api/frontend/v1/stats/endpoint response {data: [endpoint]}",
+            GZIPPED_JSON_EXTENSION,
+            (GZIP_CONTENT_TYPE, "application/json"),
+        ),
+        FormatSpec(
+            "vercel_gateway_endpoints",
+            "Vercel AI Gateway GET /v1/models/{creator}/{model}/endpoints responses: a bundle of "
+            "one poll round, or one response {data: {id, endpoints: [endpoint]}}",
+            BUNDLE_EXTENSION,
+            (BUNDLE_CONTENT_TYPE, "application/json"),
+        ),
+        FormatSpec(
+            "vercel_gateway_models",
+            "Vercel AI Gateway GET /v1/models response {object: 'list', data: [model]}",
+            "json",
+            ("application/json",),
+        ),
     )
 }
 
 EXTENSION_CONTENT_TYPES = {
     BUNDLE_EXTENSION: BUNDLE_CONTENT_TYPE,
+    GZIPPED_JSON_EXTENSION: GZIP_CONTENT_TYPE,
     "html": "text/html",
     "json": "application/json",
     "md": "text/markdown",

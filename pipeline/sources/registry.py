@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, MAX_MEMBERS
 from pipeline.schema.vocabulary import SOURCE_KINDS, TIERS
-from pipeline.sources.formats import FORMATS
+from pipeline.sources.formats import BUNDLE_CONTENT_TYPE, FORMATS, MAX_MEMBERS
 from pipeline.sources.schedule import cron_problem
 from pipeline.support.text import url_for_message, url_problem
 
 CADENCES: dict[str, timedelta] = {
     "half_hourly": timedelta(minutes=30),  # live traffic statistics (OpenRouter's last 30 minutes)
+    "hourly": timedelta(hours=1),  # live traffic statistics (Vercel AI Gateway's last hour)
     "daily": timedelta(days=1),
     "weekly": timedelta(days=7),
     "monthly": timedelta(days=31),
@@ -35,8 +35,10 @@ OPTIONAL_TEXT = (
     "api_key_prefix",
     "poll_path",
     "models_from",
+    "license",
+    "terms_url",
 )
-OPTIONAL_BOOL = ("api_key_required",)
+OPTIONAL_BOOL = ("api_key_required", "scheduled", "attribution_required")
 OPTIONAL_INT = ("max_models",)
 OPTIONAL_LIST = ("models",)
 OPTIONAL = OPTIONAL_TEXT + OPTIONAL_BOOL + OPTIONAL_INT + OPTIONAL_LIST
@@ -46,6 +48,12 @@ RESERVED_IDS = ("fetch", "inventory")
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 MODEL_PLACEHOLDER = "{model}"
+# The terms a source's data is under: an SPDX licence id where the publisher gives one (MIT,
+# Apache-2.0, CC-BY-4.0), `publisher-terms` where the publisher's own terms govern it (terms_url
+# says which), `unknown` where nobody knows. Never guessed: what is not known stays unknown.
+PUBLISHER_TERMS = "publisher-terms"
+UNKNOWN_LICENSE = "unknown"
+SPDX_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+-]{0,63}$")
 MAX_MODEL_ID = 200
 
 
@@ -78,6 +86,14 @@ class Source:
     models_from: str = ""
     models: tuple[str, ...] = ()
     max_models: int | None = None
+    # False: no schedule fetches it (an undocumented API is read only when a maintainer asks);
+    # `speedbook fetch` still does when asked, and its snapshots are read like any other.
+    scheduled: bool = True
+    # The terms its data is under (see PUBLISHER_TERMS), where they are written, and whether the
+    # publisher requires credit wherever its data is shown (None: nobody knows).
+    license: str = UNKNOWN_LICENSE
+    terms_url: str = ""
+    attribution_required: bool | None = None
 
     @property
     def host(self) -> str:
@@ -155,6 +171,22 @@ def _check_key(label: str, entry: dict[str, Any]) -> None:
         raise RegistryError(f"{label}: api_key_prefix must be printable ASCII")
 
 
+def _check_terms(label: str, entry: dict[str, Any]) -> None:
+    terms = entry.get("license", UNKNOWN_LICENSE)
+    if not SPDX_ID.match(terms):
+        raise RegistryError(
+            f"{label}: license {terms[:80]!r} is neither an SPDX id, {PUBLISHER_TERMS!r} nor "
+            f"{UNKNOWN_LICENSE!r}"
+        )
+    terms_url = entry.get("terms_url")
+    if terms_url is not None:
+        problem = url_problem(terms_url)
+        if problem:
+            raise RegistryError(f"{label}: terms_url {url_for_message(terms_url)} {problem}")
+    elif terms == PUBLISHER_TERMS:
+        raise RegistryError(f"{label}: license {PUBLISHER_TERMS!r} needs terms_url (which terms)")
+
+
 def _check_poll(label: str, entry: dict[str, Any]) -> None:
     path = entry.get("poll_path")
     if not path:
@@ -229,6 +261,7 @@ def _check_entry(index: int, entry: object) -> Source:
     entry = dict(entry)
     _check_key(label, entry)
     _check_poll(label, entry)
+    _check_terms(label, entry)
     return Source(**entry)
 
 

@@ -1,74 +1,102 @@
-"""Opening the DuckDB warehouse the same way everywhere."""
+"""Opening the warehouse the same way everywhere: an in-memory DuckDB session with the lake
+attached as its default database (pipeline/warehouse/lake.py)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+import tempfile
 from pathlib import Path
-from typing import Any
 
 import duckdb
+
+from pipeline.support.duck import quote_literal
+from pipeline.support.settings import Settings
+from pipeline.warehouse.lake import LAKE_ALIAS, LakeLocation, attach
 
 # DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
 # spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
 MEMORY_ENV = "SPEEDBOOK_DUCKDB_MEMORY"
 MEMORY_LIMIT = os.environ.get(MEMORY_ENV, "1GB")
-WAL_SUFFIX = ".wal"  # DuckDB's write-ahead log beside a database file: <file>.wal
+
+__all__ = ["connect", "cursor", "lake_of", "session"]
 
 
-def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": MEMORY_LIMIT})
-    return configured(con)
+def lake_of(settings: Settings) -> LakeLocation:
+    """The lake these settings name (relative paths from the warehouse folder)."""
+    return LakeLocation.parse(settings.catalog, settings.lake_data, base=settings.warehouse)
 
 
-def configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """A connection (or a cursor: a session of its own) set as every one of the build's is."""
-    con.execute("SET TimeZone = 'UTC'")
-    con.execute("SET enable_progress_bar = false")  # builds report their own progress
+def session() -> duckdb.DuckDBPyConnection:
+    """A DuckDB session configured as every one of the build's is, with no lake attached."""
+    con = duckdb.connect(
+        config={
+            "memory_limit": MEMORY_LIMIT,
+            "allow_unsigned_extensions": False,  # the lake's extensions are signed binaries
+            "autoinstall_known_extensions": False,  # never fetched behind a build's back
+            "temp_directory": str(Path(tempfile.gettempdir()) / "speedbook-duckdb"),
+        }
+    )
+    _configure(con)
     return con
 
 
-@contextmanager
-def registered(con: duckdb.DuckDBPyConnection, name: str, table: Any) -> Iterator[str]:
-    """`table` (Arrow or pandas) readable as the view `name` while the block runs, and
-    unregistered after it, also when it fails."""
-    # DuckDB 2 refuses to register beside a result left unfetched, which a query would end
-    # anyway: it is ended (DuckDB 1 has no such state, nor the method)
-    complete = getattr(con, "complete", None)
-    if complete is not None:
-        complete()
-    con.register(name, table)
+def _configure(con: duckdb.DuckDBPyConnection) -> None:
+    """The settings DuckDB keeps per session (a cursor starts without them)."""
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")  # builds report their own progress
+
+
+def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Another session on `con`'s database, set up as `con` is: the same time zone, and the lake
+    as its default database (a DuckDB cursor starts with neither)."""
+    session = con.cursor()
+    _configure(session)
+    session.execute(f"USE {LAKE_ALIAS}")
+    return session
+
+
+def connect(
+    settings: Settings, *, read_only: bool = False, snapshot: int | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A session on the warehouse of `settings`; `snapshot`: as the lake was at that snapshot."""
+    con = session()
     try:
-        yield name
-    finally:
-        con.unregister(name)
+        attach(con, lake_of(settings), read_only=read_only, snapshot=snapshot)
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
-def wal_of(path: Path) -> Path:
-    """DuckDB's write-ahead log beside the database file `path`."""
-    return path.with_name(path.name + WAL_SUFFIX)
+AS_OF_DATABASE = "as-of.duckdb"  # in the warehouse's state folder
+SCRATCH_ALIAS = "as_of"
 
 
-def drop_checkpointed_wal(path: Path) -> None:
-    """Remove the empty log a CHECKPOINT leaves beside `path`; one with content means the
-    checkpoint did not fold it into the file, and the file must not be committed."""
-    wal = wal_of(path)
-    if wal.exists() and wal.stat().st_size:
-        raise RuntimeError(f"{path} still has a write-ahead log after CHECKPOINT")
-    wal.unlink(missing_ok=True)
-
-
-def quote_literal(text: str) -> str:
-    """`text` as an SQL string literal (for the statements that take no parameters: ATTACH,
-    COMMENT ON, COPY TO)."""
-    return "'" + text.replace("'", "''") + "'"
+def attach_as_of(con: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+    """Attach, beside the lake `con` has, the database where the core, mart and release of an
+    --as-of build go (`SCRATCH_ALIAS`): a DuckDB file of its own in the state folder, made again
+    by each --as-of build, never the lake, whose core and mart stay the last full build's for
+    its readers. Its `staging.<frame>` are views of the lake's staged facts, so the same SQL
+    builds both; a session reads and writes it after `USE as_of`."""
+    path = settings.state_dir / AS_OF_DATABASE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    con.execute(f"ATTACH {quote_literal(str(path))} AS {SCRATCH_ALIAS}")
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCRATCH_ALIAS}.staging")
+    staged = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? "
+        "AND schema_name = 'staging' ORDER BY table_name",
+        [LAKE_ALIAS],
+    ).fetchall()
+    for (table,) in staged:
+        con.execute(
+            f"CREATE OR REPLACE VIEW {SCRATCH_ALIAS}.staging.{table} AS "
+            f"FROM {LAKE_ALIAS}.staging.{table}"
+        )
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
-    """Whether `schema.table` is a table of this database."""
+    """Whether `schema.table` is a table of the lake."""
     schema, table = qualified.split(".")
     return table in {name for name, _comment in catalog_objects(con, schema, "table")}
 
@@ -76,7 +104,7 @@ def table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
 def catalog_objects(
     con: duckdb.DuckDBPyConnection, schema: str, kind: str
 ) -> list[tuple[str, str]]:
-    """(name, comment) of every table or view (`kind`) of a schema in this database, by name."""
+    """(name, comment) of every table or view (`kind`) of a schema of the lake, by name."""
     catalog, name = (
         ("duckdb_views()", "view_name") if kind == "view" else ("duckdb_tables()", "table_name")
     )

@@ -16,7 +16,7 @@ def stage_metadata(clock: StageClock) -> dict[str, dg.MetadataValue]:
 def as_markdown(spec: dg.AssetSpec) -> dg.AssetSpec:
     """The spec with its plain-text description escaped for Dagster, which renders descriptions
     as Markdown: `exports/<version>/` would otherwise lose `<version>` as an HTML tag, and
-    `_outcomes.jsonl` could turn into emphasis."""
+    `state/fetch/<source_id>.jsonl` would lose `<source_id>` too."""
     if not spec.description:
         return spec
     return spec.replace_attributes(description=escape_markdown(spec.description))

@@ -1,10 +1,10 @@
-"""Normalise and core layers: resolve every label once, then load the core tables (which read
-the resolutions through Dagster's IO manager) and the mart views."""
+"""Normalise and core layers: resolve every label once, then build the core tables and the mart
+(which read the resolutions through Dagster's IO manager) in one lake transaction, checked before
+it commits."""
 
 from collections.abc import Iterator
 
 import dagster as dg
-import duckdb
 import pandas as pd
 
 from pipeline.dagster.assets import stage_metadata
@@ -12,32 +12,19 @@ from pipeline.dagster.assets.staging import staging_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS
 from pipeline.normalise.labels import LabelReport, resolve_labels
-from pipeline.normalise.reviewed import unregistered_sources
 from pipeline.raw.freshness import confirmations
 from pipeline.raw.inventory import Inventory
 from pipeline.raw.outcomes import read_outcomes
-from pipeline.schema.core import CORE_TABLES, CoreTable, unique_key
-from pipeline.schema.growing import PER_SNAPSHOT
+from pipeline.schema.core import CORE_TABLES, CORE_VIEWS
+from pipeline.sources.reviewed import unregistered_sources
 from pipeline.support.limits import MESSAGE_ITEMS, METADATA_ITEMS
 from pipeline.support.progress import report, warn
 from pipeline.support.text import shorten
 from pipeline.support.timing import StageClock
-from pipeline.warehouse.connection import connect
 from pipeline.warehouse.core import build_core
-from pipeline.warehouse.marts import apply_marts
-from pipeline.warehouse.validate import (
-    duplicate_keys,
-    snapshot_scope,
-    validate_rows,
-    validate_table,
-)
 
 UNRESOLVED = dg.AssetKey("staging_unresolved_names")
 MART = dg.AssetKey("mart_views")
-
-
-def core_asset_key(table: str) -> dg.AssetKey:
-    return dg.AssetKey(f"core_{table}")
 
 
 def _ids(inventory: Inventory) -> list[str]:
@@ -66,7 +53,7 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
     with clock.stage("inventory"):
         inventory = speedbook.inventory()
-    with connect(speedbook.database) as con, clock.stage("normalise"):
+    with speedbook.connect() as con, clock.stage("normalise"):
         labels = resolve_labels(
             con, speedbook.resolver(), speedbook.reviewed().platforms, _ids(inventory)
         )
@@ -79,7 +66,8 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
             "unresolved": len(unresolved),
             "held_back": len(labels.held_back),
             "unreviewed": len(labels.unreviewed),
-            # a few rows in the event log; the full list is staging.label_resolution
+            "names_summary": names_summary(labels),
+            # a few rows in the event log; the full list is core.labels
             "report": dg.MetadataValue.md(
                 unresolved.head(METADATA_ITEMS).to_markdown(index=False) or "none"
             ),
@@ -94,6 +82,21 @@ def staging_unresolved_names(speedbook: SpeedbookResource) -> Iterator[object]:
         description=held_back_summary(held_back),
         metadata={"held_back": len(held_back)},
     )
+
+
+def names_summary(labels: LabelReport) -> str:
+    """The build's line about names: figures held back by names nothing resolves, and how many
+    entities wait for review (printed by `speedbook build` whatever else it says)."""
+    held = held_back_summary(labels.held_back.sort_values("uses", ascending=False))
+    unreviewed = labels.unreviewed
+    kinds = unreviewed.groupby("kind")["entity_id"].nunique().to_dict() if len(unreviewed) else {}
+    waiting = ", ".join(f"{count:,} {kind}(s)" for kind, count in sorted(kinds.items()))
+    review = (
+        f"; unreviewed, kept under their sources' ids: {waiting} (`speedbook resolve --pending`)"
+        if waiting
+        else ""
+    )
+    return f"names: {held}{review}"
 
 
 def held_back_summary(held_back: pd.DataFrame) -> str:
@@ -114,102 +117,59 @@ def held_back_summary(held_back: pd.DataFrame) -> str:
     )
 
 
-def _core_specs() -> list[dg.AssetSpec]:
+CORE = dg.AssetKey("core_tables")
+CHECKED = {
+    "matches_schema": "every core table satisfies its Pandera model (pipeline/schema/core.py)",
+    "traceable_to_snapshot": "every figure names a stored snapshot with its http(s) URL, tier "
+    "and date",
+    "one_id_per_endpoint": "no two of a source's endpoints share an id, every id is one the "
+    "exports accept, and every figure is on an endpoint its parts name",
+    "one_headline_per_provider": "at most one headline per provider",
+}
+
+
+def _specs() -> list[dg.AssetSpec]:
+    """The core (its tables and views) and the mart: written by one transaction. One asset each,
+    not one per table: every asset and check is a few events a build stores, at a commit of the
+    instance's SQLite file each."""
     return [
         dg.AssetSpec(
-            core_asset_key(name),
+            CORE,
             group_name="core",
             deps=[UNRESOLVED],
             kinds={"duckdb"},
-            description=(model.__doc__ or "").strip().split("\n\n")[0],
-        )
-        for name, model in CORE_TABLES.items()
+            description="The core tables (entities, endpoints, snapshots, sources, claims, "
+            "platforms) and the views over the staged facts (observations, offers, model "
+            "figures): " + ", ".join(f"core.{name}" for name in {**CORE_TABLES, **CORE_VIEWS}),
+            skippable=True,  # a failed check commits nothing: nothing is materialised
+        ),
+        dg.AssetSpec(
+            MART,
+            group_name="core",
+            deps=[CORE],
+            kinds={"duckdb", "sql"},
+            description="The analyst-facing views and tables of schema mart (sql/mart/*.sql)",
+            skippable=True,
+        ),
     ]
 
 
-def _core_checks() -> list[dg.AssetCheckSpec]:
-    checks = [
+def _checks() -> list[dg.AssetCheckSpec]:
+    return [
         dg.AssetCheckSpec(
-            "matches_schema",
-            asset=core_asset_key(name),
+            name,
+            asset=MART if name == "one_headline_per_provider" else CORE,
             blocking=True,
-            description=f"core.{name} satisfies its Pandera model",
+            description=description,
         )
-        for name in CORE_TABLES
+        for name, description in CHECKED.items()
     ]
-    checks.append(
-        dg.AssetCheckSpec(
-            "traceable_to_snapshot",
-            asset=core_asset_key("observations"),
-            blocking=True,
-            description="every observation names a stored snapshot, its http(s) URL, tier and date",
-        )
-    )
-    return checks
-
-
-# Over the observations a build appended (or all, when it derived them all): core.snapshots holds
-# every stored snapshot, so the rows of earlier builds keep the snapshot they were traced to.
-TRACEABILITY = """
-SELECT count(*) FROM (SELECT * FROM core.observations WHERE {scope}) AS o
-LEFT JOIN core.snapshots AS s USING (snapshot_id)
-LEFT JOIN core.sources AS src ON src.source_id = o.source_id
-WHERE (s.snapshot_id IS NULL OR src.source_id IS NULL OR s.url NOT SIMILAR TO 'https?://.+'
-       OR o.tier IS NULL OR o.observed_at IS NULL)
-"""
-
-
-# Tables that grow with the history. Rows of snapshots loaded by earlier builds were validated
-# then (and their metadata never changes), so a build validates the rows of the snapshots it
-# appended to the tables derived per snapshot; the others that grow (one row per snapshot) are
-# checked whole, which in SQL costs little. Their key (the model's, `unique_key`) is checked in
-# SQL: over the rows it appended when the table is derived per snapshot (every such key is or
-# hashes its snapshot id, sql/core/, so rows of two snapshots never share one), over the whole
-# table otherwise, on the key's hash in passes of bounded memory (`duplicate_keys`): one grouped
-# count of the key's text over the 78 million observations of a quarter of half-hourly polls
-# ran out of DuckDB's memory.
-GROWING = (*PER_SNAPSHOT, "snapshots", "extractions")
-
-
-def _validate_table(
-    con: duckdb.DuckDBPyConnection,
-    name: str,
-    model: type[CoreTable],
-    appended: list[str] | None,
-) -> dg.AssetCheckResult:
-    """Validate a core table with its model (a table that grows with the history: in SQL first,
-    the rows of the snapshots this build appended; see GROWING)."""
-    key = core_asset_key(name)
-    if name in GROWING:
-        columns = unique_key(model)
-        within = appended if appended is not None and name in PER_SNAPSHOT else None
-        duplicates = duplicate_keys(con, f"core.{name}", columns, within)
-        if duplicates:
-            return dg.AssetCheckResult(
-                asset_key=key,
-                check_name="matches_schema",
-                passed=False,
-                metadata={"duplicate_keys": duplicates, "key": ", ".join(columns)},
-            )
-        checked, failures = validate_rows(con, model, f"core.{name}", within)
-    else:
-        checked, failures = validate_table(con, model, f"core.{name}", limit=None)
-    if failures is not None:
-        return dg.AssetCheckResult(
-            asset_key=key,
-            check_name="matches_schema",
-            passed=False,
-            metadata={"failures": dg.MetadataValue.md(failures.head(20).to_markdown())},
-        )
-    return dg.AssetCheckResult(
-        asset_key=key, check_name="matches_schema", passed=True, metadata={"rows_checked": checked}
-    )
 
 
 @dg.multi_asset(
     name="core_tables",
-    specs=_core_specs(),
-    check_specs=_core_checks(),
+    specs=_specs(),
+    check_specs=_checks(),
     ins={"labels": dg.AssetIn(UNRESOLVED)},
 )
 def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[object]:
@@ -226,8 +186,8 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
     reviewed = speedbook.reviewed()
     for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
         warn(f"reviewed files: {problem}")
-    with connect(speedbook.database) as con, clock.stage("load"):
-        loaded = build_core(
+    with speedbook.build_session() as con, clock.stage("load"):
+        built = build_core(
             con,
             sources=sources,
             snapshots=everything.snapshots,
@@ -241,54 +201,32 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
             data_date=inventory.data_date,
             outcomes=[record for records in logs.values() for record in records],
         )
-    derived = "all" if loaded.appended is None else len(loaded.appended)
-    report(f"core: observations derived for {derived} snapshot(s)")
-    # the checks on a connection of their own: what DuckDB kept of the load is released with it
-    with connect(speedbook.database) as con, clock.stage("validate"):
-        checks = [
-            _validate_table(con, name, model, loaded.appended)
-            for name, model in CORE_TABLES.items()
-        ]
-        scope, scoped = snapshot_scope(con, "core.observations", loaded.appended)
-        untraceable = con.execute(TRACEABILITY.format(scope=scope), scoped).fetchone()[0]
-    for name, count in loaded.counts.items():
-        metadata: dict[str, object] = {"rows": count}
-        if name == "observations":
-            metadata["snapshots_derived"] = str(derived)
-            metadata.update(stage_metadata(clock))
-        yield dg.MaterializeResult(asset_key=core_asset_key(name), metadata=metadata)
-    yield from checks
-    yield dg.AssetCheckResult(
-        asset_key=core_asset_key("observations"),
-        check_name="traceable_to_snapshot",
-        passed=untraceable == 0,
-        metadata={"untraceable": untraceable},
-    )
-
-
-@dg.asset(
-    key=MART,
-    group_name="core",
-    deps=[core_asset_key(name) for name in CORE_TABLES],
-    kinds={"duckdb", "sql"},
-    description="The analyst-facing views of schema mart (sql/mart/*.sql)",
-    check_specs=[dg.AssetCheckSpec("one_headline_per_provider", asset=MART, blocking=True)],
-)
-def mart_views(speedbook: SpeedbookResource) -> Iterator[object]:
-    clock = StageClock()
-    with connect(speedbook.database) as con, clock.stage("sql"):
-        applied = apply_marts(con)
-        headlines = con.execute(
-            "SELECT provider_id, model_id, round(value, 1) AS value, tier, stale, headline_rule "
-            "FROM mart.provider_headline ORDER BY provider_id"
-        ).df()
-    # from the rows read: the view computes every current figure's headline rule again
-    duplicates = len(headlines) - headlines["provider_id"].nunique()
-    yield dg.MaterializeResult(
-        metadata={
-            "sql_applied": ", ".join(applied),
-            "headlines": dg.MetadataValue.md(headlines.to_markdown(index=False)),
-            **stage_metadata(clock),
-        }
-    )
-    yield dg.AssetCheckResult(check_name="one_headline_per_provider", passed=duplicates == 0)
+    if built.committed:
+        report(f"warehouse: core and mart committed as lake snapshot {built.lake_snapshot}")
+        yield dg.MaterializeResult(
+            asset_key=CORE, metadata={f"rows_{name}": n for name, n in built.counts.items()}
+        )
+        yield dg.MaterializeResult(
+            asset_key=MART,
+            metadata={"lake_snapshot": built.lake_snapshot, **stage_metadata(clock)},
+        )
+    else:
+        failed = [f"{c.relation}.{c.name}" for c in built.checks if not c.passed]
+        report(f"warehouse: nothing committed, failed check(s): {', '.join(failed)}")
+    for name in CHECKED:  # one result per check, naming what failed where
+        results = [check for check in built.checks if check.name == name]
+        failed = [check for check in results if not check.passed]
+        yield dg.AssetCheckResult(
+            asset_key=MART if name == "one_headline_per_provider" else CORE,
+            check_name=name,
+            passed=not failed,
+            description="; ".join(f"{c.relation}: {c.description}" for c in failed) or None,
+            metadata={
+                "checked": ", ".join(c.relation for c in results),
+                **{
+                    f"{c.relation}.{key}": value
+                    for c in results
+                    for key, value in c.metadata.items()
+                },
+            },
+        )

@@ -1,11 +1,12 @@
 """The fetch at the head of a scheduled run: `raw_fetch` brings the due sources of one cadence up
-to date (pipeline/raw/due.py says which; pipeline/raw/fetch does it), then the build reads them.
+to date (pipeline/raw/due.py says which; pipeline/fetch does it), then the build reads them.
 
 It is in the `refresh_<cadence>` jobs only (pipeline/dagster/schedules.py), never in the `build`
 job: `speedbook build` never fetches. `raw_inventory` depends on it (a dependency, not an input),
 so in a refresh run the build starts after the fetch. A source that fails to fetch is that
-source's outcome (in its `_outcomes.jsonl`, and in this step's metadata): the step succeeds and
-the build goes on with the source's last good snapshot; the next tick fetches it again.
+source's outcome (in its fetch log, state/fetch/<source_id>.jsonl, and in this step's
+metadata): the step succeeds and the build goes on with the source's last good snapshot; the
+next tick fetches it again.
 """
 
 from datetime import UTC, datetime
@@ -49,7 +50,7 @@ def _table(rows: list[tuple[str, str]]) -> str:
     "last good snapshot and is due again at the next tick. Only the refresh jobs run it",
 )
 def raw_fetch(config: FetchConfig, speedbook: SpeedbookResource) -> dg.MaterializeResult:
-    from pipeline.raw.fetch import FetchError, fetch_sources  # httpx only when fetching
+    from pipeline.fetch import FetchError, fetch_sources  # httpx only when fetching
 
     settings = speedbook.settings
     cadence = config.cadence or None

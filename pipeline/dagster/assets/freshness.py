@@ -20,7 +20,6 @@ from pipeline.dagster.assets.raw import raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.sources.registry import Source
 from pipeline.support.progress import report
-from pipeline.warehouse.connection import connect
 
 CHECK = "fresh"
 HEALTH = """
@@ -96,7 +95,7 @@ def build_freshness_checks(sources: dict[str, Source]) -> dg.AssetChecksDefiniti
     def raw_freshness(
         context: dg.AssetCheckExecutionContext, speedbook: SpeedbookResource
     ) -> Iterator[dg.AssetCheckResult]:
-        with connect(speedbook.database) as con:
+        with speedbook.build_session() as con:
             cursor = con.execute(HEALTH)
             names = [d[0] for d in cursor.description]
             rows = {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}

@@ -15,33 +15,38 @@ import dagster as dg
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
-from pipeline.extract.staging import verified_files
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
 from pipeline.release.changelog import markdown_table, parse_release
 from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, problems
-from pipeline.release.digest import LAST_RELEASE
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
 from pipeline.release.notes import last_published, not_used, withdrawn_since
-from pipeline.release.parquet import write_parquet_apart
+from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
+from pipeline.release.preview_history import read_history
 from pipeline.release.publish import (
-    Begin,
     Documents,
     Populate,
     cited_snapshots,
+    latest_version,
     publish_release,
 )
 from pipeline.release.queries import read_inputs
-from pipeline.support.apart import Apart
-from pipeline.support.bulk import bulk_objects
+from pipeline.release.remote import (
+    RemotePublishError,
+    RemoteResult,
+    lake_data_url,
+    publish_remote,
+    write_lake_catalog,
+)
 from pipeline.support.limits import METADATA_ITEMS, capped
 from pipeline.support.progress import report, warn
-from pipeline.support.settings import Settings
 from pipeline.support.timing import StageClock
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import lake_of
+from pipeline.warehouse.lake import lake_snapshot
+from pipeline.warehouse.staging import verified_files
 
 RELEASE = dg.AssetKey("out_release")
 DOCUMENTS = "documents"  # the IO manager that hands the exports to the release
@@ -50,25 +55,54 @@ CHANGELOG_NOTES = 100  # notes a changelog lists; the rest are counted (mart.sou
 WHERE_ALL = "every one: mart.source_health and core.extractions"
 
 
-def parquet_extra(settings: Settings, database: Path) -> Begin:
-    """Parquet of the warehouse (`database`, the run's) for engines beyond one machine, written
-    by a process of its own beside the changelog; the hours that did not change are linked
-    from the latest release's."""
+def parquet_extra(speedbook: SpeedbookResource) -> Populate:
+    """Parquet of the warehouse for engines beyond one machine (pipeline/release/parquet.py)."""
 
-    def parquet(folder: Path) -> Apart:
-        earlier = settings.exports / "latest" / "parquet"
-        reuse = earlier if earlier.is_dir() else None
-        return write_parquet_apart(database, folder / "parquet", reuse)
+    def parquet(folder: Path, version: str) -> None:
+        with speedbook.build_session() as con:
+            write_parquet(con, folder / "parquet")
 
     return parquet
 
 
+def lake_extra(speedbook: SpeedbookResource, data_url: str) -> Populate:
+    """lake/catalog.sqlite: the lake's catalog as the release's build left it, its data path the
+    published one (pipeline/release/remote.py), so the published release reads as a lake."""
+
+    def lake(folder: Path, version: str) -> None:
+        with speedbook.connect() as con:
+            write_lake_catalog(con, folder, data_url, lake_of(speedbook.settings))
+
+    return lake
+
+
+def publish_to_target(speedbook: SpeedbookResource, version: str) -> RemoteResult:
+    """Publish the release `version` of exports/ to SPEEDBOOK_RELEASES too. `latest` there follows
+    the local one: it moves only to the release the local `latest` names."""
+    settings = speedbook.settings
+    takes = not speedbook.as_of and latest_version(settings.exports) == version
+    try:
+        return publish_remote(
+            settings.exports / version,
+            settings.releases,
+            lake_data=lake_of(settings).data_path,
+            take_latest=takes,
+            may_go_back=takes,
+        )
+    except RemotePublishError as error:
+        raise dg.Failure(
+            description=f"release {version} is published in {settings.exports} but not to "
+            f"{settings.releases}: {error}. The next build publishes it there again."
+        ) from None
+
+
 def preview_extra(parsed: Callable[[str], Release]) -> Populate:
     """index.html, a self-contained preview page built from the release's exports
-    (`parsed(version)`: them parsed)."""
+    (`parsed(version)`: them parsed) and the history in its Parquet (written before it)."""
 
     def preview(folder: Path, version: str) -> None:
-        (folder / "index.html").write_text(render_preview(parsed(version)), encoding="utf-8")
+        page = render_preview(parsed(version), history=read_history(folder))
+        (folder / "index.html").write_text(page, encoding="utf-8")
 
     return preview
 
@@ -110,7 +144,7 @@ def _headline_markdown(document: dict[str, Any]) -> str:
 )
 def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
     clock = StageClock()
-    with connect(speedbook.database, read_only=False) as con, clock.stage("sql"):
+    with speedbook.build_session() as con, clock.stage("sql"):
         inputs = read_inputs(con)
     with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
@@ -153,11 +187,7 @@ def _parameter(name: str) -> str:
 )
 def out_release(speedbook: SpeedbookResource, **exports: dict[str, Any]) -> dg.MaterializeResult:
     documents = {name: exports[_parameter(name)] for name in EXPORT_FILES}
-    # a release is a few million small objects: the cyclic collector, which would scan them all
-    # again and again while they are compared, written and recorded, waits until the end, and
-    # resumes once they are gone (resumed with them alive, its next collection scanned them all)
-    with bulk_objects():
-        return _release(speedbook, documents)
+    return _release(speedbook, documents)
 
 
 def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.MaterializeResult:
@@ -177,7 +207,7 @@ def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.Materiali
             releases[version] = parse_release(render(version))
         return releases[version]
 
-    with connect(speedbook.database, read_only=True) as con:
+    with speedbook.build_session() as con:
         unused = not_used(con)
         withdrawn = withdrawn_since(con, speedbook.inventory().withdrawn, last_published(con))
         # the snapshots the exports cite are the only ones the release's check looks up
@@ -198,26 +228,36 @@ def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.Materiali
     if len(notes) > CHANGELOG_NOTES:
         left = len(notes) - CHANGELOG_NOTES
         notes = [*notes[:CHANGELOG_NOTES], {"kind": "more", "text": f"... and {left:,} more"}]
+    extras = [parquet_extra(speedbook), preview_extra(parsed)]  # the page draws the Parquet
+    if settings.releases:
+        try:
+            data_url = lake_data_url(settings.releases)
+        except RemotePublishError as error:
+            raise dg.Failure(description=f"not published: {error}") from None
+        if not speedbook.as_of:  # an --as-of build's core and mart are not the lake's
+            extras.append(lake_extra(speedbook, data_url))
     with clock.stage("export"):
         result = publish_release(
             settings.exports,
             data_date,
             render,
-            [preview_extra(parsed)],
-            begin=[parquet_extra(settings, speedbook.database)],
+            extras,
             notes=notes,
             check=citation_check(speedbook.store(), speedbook.listing(), verified),
             take_latest=not speedbook.as_of,  # an --as-of build never takes `latest`
             parsed=parsed,
-            digest=settings.warehouse / LAST_RELEASE,
         )
     if result.cleaned:
         report(f"removed leftovers of an interrupted publish: {', '.join(result.cleaned)}")
     report(result.message)
     published_at = {result.version: datetime.now(UTC)} if result.published else {}
     written = {result.version: result.written} if result.written else {}
-    with connect(speedbook.database, read_only=False) as con:
-        recorded = record_releases(con, settings.exports, published_at, written)
+    with speedbook.connect() as con:
+        # the lake snapshot of this build's core and mart: builds hold the warehouse's lock, so
+        # nothing else committed since; an --as-of build's core is not in the lake
+        built_from = {} if speedbook.as_of else {result.version: lake_snapshot(con)}
+        recorded = record_releases(con, settings.exports, published_at, written, built_from)
+    remote = publish_to_target(speedbook, result.version) if settings.releases else None
     return dg.MaterializeResult(
         metadata={
             "version": result.version,
@@ -231,6 +271,18 @@ def _release(speedbook: SpeedbookResource, documents: Documents) -> dg.Materiali
             # what the build's summary prints: the first few, and how many more there are
             "notes": dg.MetadataValue.json(capped(texts, METADATA_ITEMS, WHERE_ALL)),
             "withdrawn": dg.MetadataValue.json([note.text for note in withdrawn][:METADATA_ITEMS]),
+            **(_remote_metadata(remote) if remote else {}),
             **stage_metadata(clock),
         }
     )
+
+
+def _remote_metadata(remote: RemoteResult) -> dict[str, Any]:
+    return {
+        "published_to": remote.target,
+        "published_files": remote.files,
+        "published_put": remote.put,
+        "published_put_bytes": remote.put_bytes,
+        "published_latest": remote.latest or "",
+        "published_seconds": round(remote.seconds, 2),
+    }

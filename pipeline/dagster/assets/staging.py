@@ -1,107 +1,32 @@
-"""Staged layer: one asset per format. Each extracts its sources' new snapshots into the
-warehouse's `staging` schema; a blocking check per frame re-validates, with the very Pandera model
-the parser used, the rows after their round trip through DuckDB: in SQL, the model's checks as
-predicates, then Pandera over the snapshots whose rows fail one (pipeline/warehouse/validate.py).
+"""Staged layer: one asset per format. Each extracts its sources' new snapshots into the lake's
+`staging` schema: the facts in the shape their sources give them, validated with their Pandera
+models before they are written (pipeline/warehouse/staging.py). A check per frame reports what it
+validated.
 
-A failure stays with its snapshot: one its parser rejects, or whose staged rows fail the check,
-is recorded as a failed extraction (`staging.extractions`), and its source is read from its
-newest good snapshot (`mart.latest_snapshots`), as for a damaged one; the build goes on. Only a
-failure no snapshot can be blamed for (a whole column of the wrong type) fails the check."""
+A failure stays with its snapshot: one its parser rejects, or whose rows fail their model, is
+recorded as a failed extraction (`staging.extractions`), and its source is read from its newest
+good snapshot (`mart.latest_snapshots`), as for a damaged one; the build goes on (the check
+warns, naming them)."""
 
 from collections.abc import Iterator, Mapping
 
 import dagster as dg
 import duckdb
-import pandas as pd
 
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.raw import RAW_INVENTORY, raw_asset_key
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.extract import PARSERS, Parser
-from pipeline.extract.staging import extract, registered_ids, staged_rows
-from pipeline.schema.core import unique_key
-from pipeline.schema.staging import FRAMES
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
 from pipeline.support.limits import METADATA_ITEMS, capped, capped_text
 from pipeline.support.progress import warn
 from pipeline.support.timing import StageClock
-from pipeline.warehouse.connection import connect
-from pipeline.warehouse.validate import repeated_keys, validate_rows
-
-# Above this many rows a check re-validates only the rows this build added; older rows were
-# validated when they were staged.
-FULL_CHECK_ROWS = 200_000
+from pipeline.warehouse.staging import extract, registered_ids, staged_rows
 
 
 def staging_asset_key(format_name: str) -> dg.AssetKey:
     return dg.AssetKey(f"staging_{format_name}")
-
-
-def _failure_text(case: object) -> str:
-    """One Pandera failure case as a short phrase: column, check, the value that failed."""
-    column = getattr(case, "column", None)
-    check = getattr(case, "check", None)
-    value = getattr(case, "failure_case", None)
-    return capped_text(f"column {column}: {check} (got {value!r})", 200)
-
-
-def _check_frame(
-    con: duckdb.DuckDBPyConnection,
-    frame: str,
-    snapshot_ids: list[str],
-    new_ids: list[str],
-    total: int,
-) -> tuple[dg.AssetCheckResult, dict[str, str]]:
-    """Re-validate a frame's staged rows; returns the check and the snapshots to reject (id ->
-    why) for rows of theirs that fail. `total` is the frame's row count over `snapshot_ids`."""
-    model = FRAMES[frame]
-    name = f"{frame}_matches_schema"
-    table = f"staging.{frame}"
-    scope = snapshot_ids if total <= FULL_CHECK_ROWS else new_ids
-    checked, failures = validate_rows(con, model, table, scope, limit=None)
-    # the key, which Pandera saw a chunk at a time: each snapshot's rows were unique when parsed
-    key = unique_key(model)
-    _count, repeating = repeated_keys(con, table, key, scope, owners=True)
-    if failures is None and not repeating:
-        return dg.AssetCheckResult(
-            check_name=name, passed=True, metadata={"rows_checked": checked}
-        ), {}
-    failures = failures if failures is not None else pd.DataFrame(columns=["snapshot_id"])
-    sample = dg.MetadataValue.md(failures.head(METADATA_ITEMS).to_markdown())
-    unattributed = failures[failures["snapshot_id"].isna()]
-    if len(unattributed):  # a whole column or table: no snapshot to blame, the check fails
-        return dg.AssetCheckResult(
-            check_name=name,
-            passed=False,
-            description=f"staging.{frame} fails {model.__name__}: "
-            + _failure_text(next(unattributed.itertuples())),
-            metadata={"failures": len(failures), "sample": sample},
-        ), {}
-    rejected: dict[str, str] = {}
-    for case in failures.itertuples():
-        rejected.setdefault(
-            str(case.snapshot_id),
-            f"{case.snapshot_id}: staged {frame} rows fail {model.__name__}: {_failure_text(case)}",
-        )
-    for snapshot_id in repeating:
-        rejected.setdefault(
-            snapshot_id,
-            f"{snapshot_id}: staged {frame} rows fail {model.__name__}: "
-            f"more than one row has the key ({', '.join(key)})",
-        )
-    return dg.AssetCheckResult(
-        check_name=name,
-        passed=False,
-        severity=dg.AssetCheckSeverity.WARN,  # the snapshots are rejected; the rest goes on
-        description=f"{len(rejected)} snapshot(s) rejected: "
-        + "; ".join(capped(list(rejected.values()), 3, "staging.extractions")),
-        metadata={
-            "failures": len(failures) + len(repeating),
-            "rejected": len(rejected),
-            "sample": sample,
-        },
-    ), rejected
 
 
 def _extracted_ok(con: duckdb.DuckDBPyConnection, snapshot_ids: list[str]) -> list[str]:
@@ -117,16 +42,6 @@ def _extracted_ok(con: duckdb.DuckDBPyConnection, snapshot_ids: list[str]) -> li
 def _newest(snapshot_ids: list[str]) -> str:
     """The newest of these snapshot ids (`<source>/<UTC time>-<hash>`); "" for none."""
     return max(snapshot_ids, key=lambda s: s.split("/")[1], default="")
-
-
-def _reject(con: duckdb.DuckDBPyConnection, rejected: dict[str, str]) -> None:
-    """Record snapshots whose staged rows failed their check as failed extractions: the build
-    leaves them out, and the next build reads them again (a fixed parser takes them)."""
-    for snapshot_id, error in rejected.items():
-        con.execute(
-            "UPDATE staging.extractions SET status = 'failed', error = ? WHERE snapshot_id = ?",
-            [error, snapshot_id],
-        )
 
 
 def _code_version(parser: Parser, digests: Mapping[str, str] | None) -> str | None:
@@ -157,12 +72,13 @@ def _staging_asset(
         ),
         check_specs=[
             dg.AssetCheckSpec(
-                f"{frame}_matches_schema",
+                "matches_schema",
                 asset=key,
-                blocking=True,
-                description=f"rows of staging.{frame} satisfy the {FRAMES[frame].__name__} model",
+                description="rows of "
+                + ", ".join(f"staging.{frame}" for frame in parser.frames)
+                + " satisfy their models (validated before they are written; a snapshot whose "
+                "rows fail is rejected)",
             )
-            for frame in parser.frames
         ],
     )
     def staged(speedbook: SpeedbookResource) -> Iterator[object]:
@@ -176,7 +92,7 @@ def _staging_asset(
             if meta.source_id in registry
         ]
         all_ids = [m.snapshot_id for m, _ in pairs]
-        with connect(speedbook.database) as con:
+        with speedbook.staging() as con:
             with clock.stage("extract"):
                 result = extract(
                     con,
@@ -184,25 +100,13 @@ def _staging_asset(
                     pairs,
                     reviewed=speedbook.reviewed() if parser.reads else None,
                     label=f"staging_{parser.format}",
+                    ensure=False,  # speedbook.staging() did, once per run
                 )
             for problem in capped(result.damaged, METADATA_ITEMS, "staging.extractions"):
                 warn(f"damaged snapshot, not used: {problem}")
             for problem in capped(result.failed, METADATA_ITEMS, "staging.extractions"):
                 warn(f"snapshot rejected: {capped_text(problem, 300)}")
             ok_ids = _extracted_ok(con, all_ids)
-            checks, rejected = [], {}
-            with clock.stage("validate"):
-                for frame in parser.frames:
-                    check, found = _check_frame(
-                        con, frame, ok_ids, result.new_snapshot_ids, staged_rows(con, frame, ok_ids)
-                    )
-                    checks.append(check)
-                    if found:
-                        _reject(con, found)
-                        rejected |= found
-                        ok_ids = [sid for sid in ok_ids if sid not in found]
-            for problem in capped(list(rejected.values()), METADATA_ITEMS, "staging.extractions"):
-                warn(f"snapshot rejected: {problem}")
             counts = {frame: staged_rows(con, frame, ok_ids) for frame in parser.frames}
             # the first snapshot's rows (by id): ordering the whole staged history to find them
             # cost a scan of it at every build
@@ -210,7 +114,7 @@ def _staging_asset(
                 f"SELECT * FROM staging.{parser.frames[0]} WHERE snapshot_id = ? LIMIT 10",
                 [min(ok_ids, default="")],
             ).df()
-        failed = [*result.failed, *rejected.values()]
+        failed = result.failed
         yield dg.MaterializeResult(
             metadata={
                 "snapshots": len(ok_ids),
@@ -231,7 +135,19 @@ def _staging_asset(
                 **stage_metadata(clock),
             }
         )
-        yield from checks
+        written = sum(result.rows.get(frame, 0) for frame in parser.frames)
+        yield dg.AssetCheckResult(
+            check_name="matches_schema",
+            passed=not failed,
+            severity=dg.AssetCheckSeverity.WARN,  # the snapshots are rejected; the rest goes on
+            description=(
+                f"{len(failed)} snapshot(s) rejected: "
+                + "; ".join(capped(failed, 3, "staging.extractions"))
+                if failed
+                else f"{written:,} new row(s) validated before writing"
+            ),
+            metadata={"rows_written": written, "rejected": len(failed)},
+        )
 
     return staged
 

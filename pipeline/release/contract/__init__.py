@@ -1,7 +1,7 @@
 """The export contract: the three exports, defined once as typed models.
 
 `exports.py` builds these models and dumps them to JSON; `changelog.py`, `history.py` and
-`preview.py` parse documents back into them. The JSON Schemas in `pipeline/release/schemas/` are
+`preview.py` parse documents back into them. The JSON Schemas in `schemas/` are
 generated from them (`speedbook schemas`), and `contracts.py` validates documents against those.
 """
 
@@ -13,20 +13,25 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.release.contract.catalog import InferenceCatalog
-from pipeline.release.contract.common import DATASET, LICENSE, Envelope
+from pipeline.release.contract.common import DATASET, Envelope
 from pipeline.release.contract.inference import Inference
 from pipeline.release.contract.legacy import upgrade
 from pipeline.release.contract.platforms import ModelPlatforms
 from pipeline.release.contract.types import ReleaseVersion, SemVer, Timestamp
-from pipeline.support.bulk import bulk_objects
 
-# semver of the exports' shape, written into every export (README, "Releases"): 1.1 added the
+# semver of the exports' shape, written into every export (docs/releases.md): 1.1 added the
 # endpoint id of every figure and the fastest live median beside every claim; 1.2 how each
 # figure was measured (method, statistic, window), the independent sources corroborating it, the
 # region of a regional endpoint, reviewed flags, endpoint prices, model-level figures, and how
 # each cited snapshot was obtained (reconstructed, and from which document) and url_template;
 # 1.2.1 lets an endpoint id end in @region, as the warehouse spells a regional endpoint's.
-SCHEMA_VERSION = "1.2.1"
+# 2.0 (docs/exports.md, "Schema versions"): every source written once per file (`sources`, with
+# its terms) and cited by id; figures labelled exactly as their source gives them (scope live or
+# one_off, statistic, qualifier, observed_at_bound, graded tier, suspect, attribution, display);
+# a per-model view (`models`: endpoints across providers, offers, rankings, model-level figures);
+# claims beside their own endpoint only; catalogue prices; the licence covers Speedbook's own
+# work only.
+SCHEMA_VERSION = "2.0.0"
 
 INFERENCE = "inference.json"
 PLATFORMS = "model_platforms.json"
@@ -41,7 +46,6 @@ __all__ = [
     "CATALOG",
     "DATASET",
     "INFERENCE",
-    "LICENSE",
     "MODELS",
     "PLATFORMS",
     "SCHEMA_VERSION",
@@ -75,10 +79,7 @@ def read_release(documents: dict[str, Any], *, earlier_schemas: bool = False) ->
             document = upgrade(name, document)
         return MODELS[name].model_validate(document)
 
-    with bulk_objects():
-        return Release(
-            inference=parse(INFERENCE), platforms=parse(PLATFORMS), catalog=parse(CATALOG)
-        )
+    return Release(inference=parse(INFERENCE), platforms=parse(PLATFORMS), catalog=parse(CATALOG))
 
 
 class ReleaseHead(BaseModel):

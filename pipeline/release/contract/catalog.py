@@ -6,8 +6,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from pipeline.release.contract.common import Contract, Envelope, SourceRef
-from pipeline.release.contract.types import Count, Day, Id, PositiveCount, Text
+from pipeline.release.contract.common import Citation, Contract, Envelope
+from pipeline.release.contract.platforms import (
+    OTHER_PRICES,
+    PRICE_CACHE_READ,
+    PRICE_INPUT,
+    PRICE_OUTPUT,
+)
+from pipeline.release.contract.types import Amount, Count, Day, Id, PositiveCount, Text
 from pipeline.schema.vocabulary import Precision, ServiceTier
 
 
@@ -47,6 +53,10 @@ class CatalogModel(Contract):
     planned_deprecation: Day | None = Field(
         description="planned deprecation date the catalogue states; null when none"
     )
+    price_input_usd_per_mtok: Amount | None = Field(description=PRICE_INPUT)
+    price_output_usd_per_mtok: Amount | None = Field(description=PRICE_OUTPUT)
+    price_cache_read_usd_per_mtok: Amount | None = Field(description=PRICE_CACHE_READ)
+    other_prices: Text | None = Field(description=OTHER_PRICES)
 
 
 class Task(Contract):
@@ -69,7 +79,7 @@ class InferenceCatalog(Envelope):
     )
     total: Count = Field(description="how many models the catalogue lists")
     function_calling: Count = Field(description="how many of them are marked function calling")
-    sources: list[SourceRef] = Field(description="the catalogue snapshots read")
+    catalogue_snapshots: list[Citation] = Field(description="the catalogue snapshots read")
     tasks: list[Task] = Field(
         description="the tasks in the fieldbook's order (Text Generation, Text Embeddings, "
         "Automatic Speech Recognition, ...), unknown tasks after them alphabetically"

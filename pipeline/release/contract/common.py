@@ -1,4 +1,5 @@
-"""What the three exports share: the envelope, snapshots, source references, models, variants."""
+"""What the three exports share: the envelope, the sources and snapshots they cite (each written
+once, cited by id everywhere), models, variants and the labels of a figure."""
 
 from __future__ import annotations
 
@@ -21,20 +22,31 @@ from pipeline.schema.vocabulary import (
     Precision,
     ReasoningEffort,
     ServiceTier,
+    SourceKind,
     Tier,
+    TimeBound,
 )
 
 DATASET = "speedbook"
-LICENSE = "CC-BY-4.0"
-LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+# Speedbook's own work in an export (its selection and arrangement, labels, reviewed entities and
+# files) is under this licence; the publishers' figures stay under each source's own terms.
+COMPILATION_LICENSE = "CC-BY-4.0"
+COMPILATION_LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 # descriptions shared by the figures of every export
 VALUE = "the figure, or the bound of an at_least or up_to figure; null for a range"
 LOW = "low end of a range; null otherwise"
 HIGH = "high end of a range; null otherwise"
 QUALIFIER = (
-    "approx (~), at_least (>, ≥), up_to (up to, ≤) or range (low to high) as the source writes "
-    "it; null when exact"
+    "approx (~), at_least (at least, ≥), up_to (up to, ≤) or range (low to high) as the source "
+    "writes it; null when exact"
 )
+TIME_BOUND = (
+    "exact; or lower_bound: the capture time was not recorded and the time given is the "
+    "earliest it can have been (the figure is that old or newer)"
+)
+CITED_SOURCE = "registry id of the source (see `sources`)"
+CITED_SNAPSHOT = "id of the snapshot it was read from (see `snapshots`)"
+BEFORE_2 = "null only in releases before schema 2.0, which did not record it"
 
 
 class Contract(BaseModel):
@@ -61,6 +73,63 @@ RECONSTRUCTED_FROM = (
 )
 
 
+class CompilationLicense(Contract):
+    """The licence of Speedbook's own work in the file, never of the publishers' data."""
+
+    id: Literal["CC-BY-4.0"] = Field(
+        description="SPDX id of the licence of Speedbook's compilation: its selection and "
+        "arrangement of the figures, its labels and its reviewed entities. The figures "
+        "themselves stay under each source's own terms (`sources[].terms`)"
+    )
+    url: Url = Field(description="the licence's text")
+
+
+class Attribution(Contract):
+    """The credit a source's terms require wherever its data is shown."""
+
+    publisher: Text = Field(description="who to credit")
+    url: Url = Field(description="the link the credit must carry")
+
+
+class Terms(Contract):
+    """The terms a source's data is under, as its registry entry records them."""
+
+    license: Text = Field(
+        description="an SPDX licence id where the publisher gives one (MIT, Apache-2.0); "
+        "publisher-terms where the publisher's own terms govern its data (terms_url); unknown "
+        "where nobody knows"
+    )
+    terms_url: Url | None = Field(description="where the terms are written; null when unknown")
+    attribution_required: bool | None = Field(
+        description="the publisher requires credit wherever its data is shown; null when "
+        "nobody knows"
+    )
+    attribution: Attribution | None = Field(
+        description="the credit to show with the source's data when attribution is required; "
+        "null otherwise"
+    )
+
+
+class Source(Contract):
+    """A source the file cites, written once: figures, listings and claims cite it by id."""
+
+    id: Id = Field(description="registry id of the source (pipeline/metadata/sources.toml)")
+    publisher: Text = Field(description="who publishes the source")
+    title: Text | None = Field(description="the source's title in the registry; null when none")
+    kind: SourceKind | None = Field(
+        description="benchmark, compilation, claim (a vendor's or the press's page) or "
+        f"platform_doc; {BEFORE_2}"
+    )
+    tier: Tier = Field(
+        description="T1 independent measurement or a platform's own documentation, T2 a "
+        "vendor's claim or a compilation citing T1 sources, T3 press repeating a claim (a "
+        "figure read from a reconstruction may carry a lower tier: see the figure's own)"
+    )
+    url: Url | None = Field(description=f"the source's address in the registry: {URL}")
+    url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
+    terms: Terms = Field(description="the terms the source's data is under")
+
+
 class ReconstructedFrom(Contract):
     """The document a reconstructed snapshot was rebuilt from: its figures are that document's,
     not a capture of the source."""
@@ -77,31 +146,21 @@ class Snapshot(Contract):
     """A raw snapshot the export cites: the stored bytes a figure was read from."""
 
     id: Text = Field(description="snapshot id, <source id>/<file name> under warehouse/raw")
-    source: Id = Field(description="registry id of the source the snapshot was taken of")
+    source: Id = Field(description=CITED_SOURCE)
     url: Url | None = Field(description=f"address the bytes were obtained from: {URL}")
     url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
     retrieved_at: Timestamp = Field(description="when the bytes were obtained (UTC)")
+    retrieved_at_bound: TimeBound = Field(description=TIME_BOUND)
     sha256: Sha256 = Field(description="SHA-256 of the stored bytes, lower-case hex")
     obtained_by: ObtainedBy = Field(description=OBTAINED_BY)
     reconstructed_from: ReconstructedFrom | None = Field(description=RECONSTRUCTED_FROM)
 
 
-class SourceRef(Contract):
-    """Where a figure comes from: enough to trace it to its snapshot, URL, tier and date, and
-    whether that snapshot was captured or reconstructed."""
+class Citation(Contract):
+    """Where something was read: a source and its snapshot, both described once in the file."""
 
-    id: Id = Field(description="registry id of the source (pipeline/metadata/sources.toml)")
-    publisher: Text = Field(description="who publishes the source")
-    tier: Tier = Field(
-        description="T1 independent measurement or a platform's own documentation, T2 a "
-        "vendor's claim or a compilation citing T1 sources, T3 press repeating a claim"
-    )
-    url: Url | None = Field(description=f"address of the snapshot the figure was read from: {URL}")
-    url_template: UrlTemplate | None = Field(description=URL_TEMPLATE)
-    snapshot: Text = Field(description="id of that snapshot (see `snapshots`)")
-    retrieved_at: Timestamp = Field(description="when that snapshot was retrieved (UTC)")
-    obtained_by: ObtainedBy = Field(description=f"that snapshot's: {OBTAINED_BY}")
-    reconstructed_from: ReconstructedFrom | None = Field(description=RECONSTRUCTED_FROM)
+    source: Id = Field(description=CITED_SOURCE)
+    snapshot: Text = Field(description=CITED_SNAPSHOT)
 
 
 REVIEWED = (
@@ -138,10 +197,16 @@ class Variant(Contract):
         description="region of a regional endpoint as its source names it (eu-west-1); null "
         "for the provider's default endpoint"
     )
+    key: Text | None = Field(
+        description="the source's own key telling the endpoint apart among its endpoints of one "
+        "variant (fp8 in OpenRouter's tag novita/fp8, a model slug's :free); null when nothing "
+        "does"
+    )
 
 
 class Envelope(Contract):
-    """What every export starts with: which dataset, export and release it is."""
+    """What every export starts with: which dataset, export and release it is, the licence of
+    Speedbook's own work, and every source and snapshot the file cites, each once."""
 
     dataset: Literal["speedbook"] = Field(description="always speedbook")
     version: ReleaseVersion = Field(
@@ -152,10 +217,16 @@ class Envelope(Contract):
         description="semver of this export's shape (major: a field removed, renamed or changed "
         "in meaning; minor: a field or enum value added; patch: documentation only)"
     )
-    license: Literal["CC-BY-4.0"] = Field(description="license of the data")
+    license: CompilationLicense = Field(
+        description="the licence of Speedbook's own work in this file; the publishers' data "
+        "stays under each source's terms (`sources[].terms`)"
+    )
     data_date: Timestamp = Field(description="newest snapshot retrieval the release used (UTC)")
     as_of: Timestamp | None = Field(
         description="the --as-of bound of the build; null for a build of every snapshot"
+    )
+    sources: list[Source] = Field(
+        description="every source a row of this file cites, with its terms, sorted by id"
     )
     snapshots: list[Snapshot] = Field(
         description="every snapshot a row of this file cites, sorted by id"

@@ -14,16 +14,28 @@ release history can still compare with them.
   cited snapshot was obtained in a figure's source: an address with a placeholder moves to
   `url_template`, a source takes `obtained_by` from the document's own snapshot list, and
   nothing is read as reconstructed (those releases did not say so).
+- 1.x (read in 1.2's shape first) wrote a source object into every figure and no sources table,
+  no terms, no suspect flag, no time bound, no displays but the headline's, and scope
+  `live_median` for every measured figure. 2.0 reads each source object as a citation of the
+  source and snapshot it names, and builds the sources table from those objects (with unknown
+  terms: 1.x did not record them, and its CC-BY-4.0 stamp is read as the compilation's licence
+  it could only ever be); a figure is not suspect, its time exact (as 1.x said), its display
+  null; `live_median` is `one_off` for a one-off run and `live` otherwise. 1.x's claims keep
+  their own provider's live median (the fastest other provider's is not read: 2.0 never
+  compares a claim with another endpoint), and its endpoint prices are not read (2.0's offers
+  record staleness and uptime, which 1.x did not; no changelog compared prices).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pipeline.release.contract.common import COMPILATION_LICENSE, COMPILATION_LICENSE_URL
 from pipeline.support.text import url_placeholder
 
 Document = dict[str, Any]
 _BEFORE_1_2 = ("1.0.", "1.1.")
+_BEFORE_2 = ("1.",)
 
 
 def _frozen_endpoint_id(provider_id: str, figure: Document) -> str | None:
@@ -169,11 +181,8 @@ def _provenance(document: Document) -> Document:
     return {**rest, "snapshots": entries}
 
 
-def upgrade(export_file: str, document: Document) -> Document:
-    """The document in the current shape; the input is not changed."""
-    version = str(document.get("schema_version") or "")
-    if not version.startswith(_BEFORE_1_2):
-        return document
+def _to_1_2(export_file: str, document: Document, version: str) -> Document:
+    """A document of 1.0 or 1.1 in 1.2's shape."""
     document = _provenance(document)
     if export_file == "inference.json" and isinstance(document.get("providers"), list):
         providers = [_provider(p, version) for p in document["providers"]]
@@ -188,4 +197,260 @@ def upgrade(export_file: str, document: Document) -> Document:
             for t in document["tasks"]
         ]
         return {**document, "tasks": tasks}
+    return document
+
+
+# --- 1.x to 2.0 ------------------------------------------------------------------------------
+
+
+def _is_source_ref(item: Any) -> bool:
+    """A 1.x source reference (a figure's, a claim's, a catalogue's): it names a snapshot."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("id"), str)
+        and isinstance(item.get("snapshot"), str)
+        and "publisher" in item
+        and "tier" in item
+    )
+
+
+class _Sources:
+    """The sources table of a 1.x document, built from the source objects it repeats."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, Document] = {}
+
+    def add(self, ref: Document, kind: Any = None, attribution: Any = None) -> None:
+        entry = self.found.setdefault(
+            ref["id"],
+            {
+                "id": ref["id"],
+                "publisher": ref.get("publisher"),
+                "title": None,
+                "kind": None,
+                "tier": ref.get("tier"),
+                "url": ref.get("url"),
+                "url_template": ref.get("url_template"),
+                "terms": {
+                    "license": "unknown",
+                    "terms_url": None,
+                    "attribution_required": None,
+                    "attribution": None,
+                },
+            },
+        )
+        if kind is not None:
+            entry["kind"] = kind
+        if isinstance(attribution, dict):  # 1.2 credited a source whose terms require it
+            entry["terms"] = {**entry["terms"], "attribution_required": True}
+            entry["terms"]["attribution"] = attribution
+
+    def cite(self, ref: Any) -> Any:
+        """A source object as 2.0 cites it; anything else stays as it is, for the model's
+        validation to name."""
+        if not _is_source_ref(ref):
+            return ref
+        self.add(ref)
+        return {"source": ref["id"], "snapshot": ref["snapshot"]}
+
+    def table(self) -> list[Document]:
+        return [self.found[key] for key in sorted(self.found)]
+
+
+def _scope(figure: Document) -> Any:
+    scope = figure.get("scope")
+    if scope != "live_median":
+        return scope
+    return "one_off" if figure.get("method") == "one-off run" else "live"
+
+
+def _labelled(figure: Any, sources: _Sources) -> Any:
+    """A 1.x figure (a live figure, a headline, a claim's live median) in 2.0's shape."""
+    if not isinstance(figure, dict):
+        return figure
+    cited = sources.cite(figure.get("source"))
+    variant = figure.get("variant")
+    upgraded = {
+        **{k: v for k, v in figure.items() if k not in ("source", "corroborating_sources")},
+        "scope": _scope(figure),
+        "observed_at_bound": "exact",
+        "suspect": False,
+        "suspect_reason": None,
+        "attribution": None,
+        "variant": {"key": None, **variant} if isinstance(variant, dict) else variant,
+    }
+    if "rule" not in figure:  # 1.x wrote a display on headlines only
+        upgraded["display"] = None
+    return {**upgraded, **cited} if isinstance(cited, dict) else {**upgraded, "source": cited}
+
+
+def _claim_2(claim: Any, sources: _Sources) -> Any:
+    if not isinstance(claim, dict):
+        return claim
+    refs = claim.get("sources")
+    cited = (
+        [{**sources.cite(r), "tier": r["tier"]} if _is_source_ref(r) else r for r in refs]
+        if isinstance(refs, list)
+        else refs
+    )
+    dropped = ("live_median", "fastest_live_median", "peak_to_fastest_live_ratio")
+    upgraded = {k: v for k, v in claim.items() if k not in dropped}
+    if "live_median" in claim:  # a missing one stays missing, for the model to name
+        live = claim["live_median"]
+        upgraded["live"] = _labelled(live, sources) if live else None
+    return {**upgraded, "sources": cited}
+
+
+def _provider_2(provider: Any, sources: _Sources) -> Any:
+    if not isinstance(provider, dict):
+        return provider
+    summaries = provider.get("sources")
+    if isinstance(summaries, list):
+        for summary in summaries:
+            if isinstance(summary, dict) and isinstance(summary.get("id"), str):
+                sources.add(summary, kind=summary.get("kind"))
+    upgraded = {k: v for k, v in provider.items() if k not in ("live_figures", "prices")}
+    headline = provider.get("headline")
+    figures = provider.get("live_figures")
+    context = provider.get("context")
+    claims = provider.get("claims")
+    return {
+        **upgraded,
+        "headline": _labelled(headline, sources) if headline else headline,
+        "figures": [_labelled(f, sources) for f in figures]
+        if isinstance(figures, list)
+        else figures,
+        "context": [
+            {**{k: v for k, v in c.items() if k != "source"}, **_cited(c, sources)}
+            if isinstance(c, dict)
+            else c
+            for c in context
+        ]
+        if isinstance(context, list)
+        else context,
+        "claims": [_claim_2(c, sources) for c in claims] if isinstance(claims, list) else claims,
+        "offers": [],
+        "sources": [s["id"] if isinstance(s, dict) else s for s in summaries]
+        if isinstance(summaries, list)
+        else summaries,
+    }
+
+
+def _cited(item: Document, sources: _Sources) -> Document:
+    """An item's `source` object as `source` and `snapshot` ids, with no attribution."""
+    cited = sources.cite(item.get("source"))
+    found = cited if isinstance(cited, dict) else {"source": cited}
+    return {**found, "attribution": item.get("attribution")}
+
+
+def _model_row(row: Any, sources: _Sources) -> Any:
+    if not isinstance(row, dict) or not isinstance(row.get("figures"), list):
+        return row
+    figures = []
+    for figure in row["figures"]:
+        if not isinstance(figure, dict):
+            figures.append(figure)
+            continue
+        if _is_source_ref(figure.get("source")):
+            sources.add(figure["source"], attribution=figure.get("attribution"))
+        figures.append(
+            {
+                **{k: v for k, v in figure.items() if k != "source"},
+                **_cited(figure, sources),
+                "scope": "live",  # 1.2's model-level figures were probe medians over a window
+                "observed_at_bound": "exact",
+                "display": None,
+            }
+        )
+    return {"family": None, "endpoints": [], "rankings": [], **row, "figures": figures}
+
+
+_PRICES = {
+    "price_input_usd_per_mtok": None,
+    "price_output_usd_per_mtok": None,
+    "price_cache_read_usd_per_mtok": None,
+}
+
+
+def _platform_2(platform: Any, sources: _Sources) -> Any:
+    if not isinstance(platform, dict):
+        return platform
+    upgraded = dict(platform)
+    if isinstance(platform.get("sources"), list):
+        upgraded["sources"] = [
+            {**sources.cite(s), "role": s.get("role")} if _is_source_ref(s) else s
+            for s in platform["sources"]
+        ]
+    listed = platform.get("listed_models")
+    if isinstance(listed, dict):
+        models = listed.get("models")
+        refs = listed.get("sources")
+        upgraded["listed_models"] = {
+            **listed,
+            "models": [
+                {**_PRICES, "price_cache_write_usd_per_mtok": None, "other_prices": None, **m}
+                if isinstance(m, dict)
+                else m
+                for m in models
+            ]
+            if isinstance(models, list)
+            else models,
+            "sources": [sources.cite(r) for r in refs] if isinstance(refs, list) else refs,
+        }
+    return upgraded
+
+
+def _catalog_2(document: Document, sources: _Sources) -> Document:
+    upgraded = {k: v for k, v in document.items() if k != "sources"}
+    refs = document.get("sources")
+    upgraded["catalogue_snapshots"] = (
+        [sources.cite(r) for r in refs] if isinstance(refs, list) else refs
+    )
+    tasks = document.get("tasks")
+    if isinstance(tasks, list):
+        upgraded["tasks"] = [
+            {
+                **t,
+                "models": [
+                    {**_PRICES, "other_prices": None, **m} if isinstance(m, dict) else m
+                    for m in t["models"]
+                ],
+            }
+            if isinstance(t, dict) and isinstance(t.get("models"), list)
+            else t
+            for t in tasks
+        ]
+    return upgraded
+
+
+def _to_2(export_file: str, document: Document) -> Document:
+    """A document of 1.x (in 1.2's shape) in 2.0's shape."""
+    sources = _Sources()
+    upgraded = dict(document)
+    if export_file == "inference.json":
+        if isinstance(document.get("providers"), list):
+            upgraded["providers"] = [_provider_2(p, sources) for p in document["providers"]]
+        if isinstance(document.get("models"), list):
+            upgraded["models"] = [_model_row(m, sources) for m in document["models"]]
+    elif export_file == "model_platforms.json" and isinstance(document.get("platforms"), list):
+        upgraded["platforms"] = [_platform_2(p, sources) for p in document["platforms"]]
+    elif export_file == "inference_catalog.json":
+        upgraded = _catalog_2(document, sources)
+    if document.get("license") == COMPILATION_LICENSE:
+        upgraded["license"] = {"id": COMPILATION_LICENSE, "url": COMPILATION_LICENSE_URL}
+    snapshots = document.get("snapshots")
+    if isinstance(snapshots, list):
+        upgraded["snapshots"] = [
+            {**s, "retrieved_at_bound": "exact"} if isinstance(s, dict) else s for s in snapshots
+        ]
+    return {**upgraded, "sources": sources.table()}
+
+
+def upgrade(export_file: str, document: Document) -> Document:
+    """The document in the current shape; the input is not changed."""
+    version = str(document.get("schema_version") or "")
+    if version.startswith(_BEFORE_1_2):
+        document = _to_1_2(export_file, document, version)
+    if version.startswith(_BEFORE_2):
+        document = _to_2(export_file, document)
     return document

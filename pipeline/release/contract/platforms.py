@@ -6,9 +6,24 @@ from typing import Literal
 
 from pydantic import Field
 
-from pipeline.release.contract.common import QUALIFIER, Contract, Envelope, ModelRef, SourceRef
+from pipeline.release.contract.common import QUALIFIER, Citation, Contract, Envelope, ModelRef
 from pipeline.release.contract.types import Amount, Id, PositiveCount, Text
 from pipeline.schema.vocabulary import PlatformKind, Qualifier, Tier
+
+PRICE_INPUT = "input price the catalogue lists [USD per 1M tokens]; null when it lists none"
+PRICE_OUTPUT = "output price the catalogue lists [USD per 1M tokens]; null when it lists none"
+PRICE_CACHE_READ = (
+    "price of cached input tokens read, as the catalogue lists it (Cloudflare's per M cached "
+    "input tokens) [USD per 1M tokens]; null when it lists none"
+)
+PRICE_CACHE_WRITE = (
+    "price of input tokens written to the cache [USD per 1M tokens]; null when the catalogue "
+    "lists none"
+)
+OTHER_PRICES = (
+    "prices the catalogue gives in units not read as numbers (per audio minute, per image), "
+    "as written; null when none"
+)
 
 
 class ParsedCount(Contract):
@@ -35,13 +50,18 @@ class StatedCount(Contract):
 
 
 class ListedModel(Contract):
-    """One model a catalogue lists for the platform."""
+    """One model a catalogue lists for the platform, with the prices the catalogue lists."""
 
     id: Text = Field(description="the model's id in the catalogue")
     model: ModelRef | None = Field(
         description="the model (reviewed, or kept under the catalogue's id); null when the id "
         "names none"
     )
+    price_input_usd_per_mtok: Amount | None = Field(description=PRICE_INPUT)
+    price_output_usd_per_mtok: Amount | None = Field(description=PRICE_OUTPUT)
+    price_cache_read_usd_per_mtok: Amount | None = Field(description=PRICE_CACHE_READ)
+    price_cache_write_usd_per_mtok: Amount | None = Field(description=PRICE_CACHE_WRITE)
+    other_prices: Text | None = Field(description=OTHER_PRICES)
 
 
 class ListedModels(Contract):
@@ -55,10 +75,10 @@ class ListedModels(Contract):
         "read where no own catalogue is"
     )
     models: list[ListedModel] = Field(description="the models listed, sorted by id")
-    sources: list[SourceRef] = Field(min_length=1, description="the catalogue snapshots read")
+    sources: list[Citation] = Field(min_length=1, description="the catalogue snapshots read")
 
 
-class PlatformSource(SourceRef):
+class PlatformSource(Citation):
     """A source a platform's row cites, and what it is for the platform."""
 
     role: Literal["documentation", "catalogue"] = Field(
@@ -89,8 +109,8 @@ class Platform(Contract):
 
 class ModelPlatforms(Envelope):
     """One row per model-access platform: kind, the model count its own docs state (as written
-    and parsed), the models actually listed where a catalogue was ingested, notable families,
-    sources with tiers."""
+    and parsed), the models actually listed where a catalogue was ingested (with their listed
+    prices), notable families, and the sources they cite by id."""
 
     export: Literal["model_platforms"] = Field(description="which export this file is")
     platforms: list[Platform] = Field(

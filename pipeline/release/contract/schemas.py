@@ -1,6 +1,6 @@
 """The JSON Schemas (draft 2020-12) of the exports, generated from the models.
 
-`pipeline/release/schemas/*.schema.json` are these, committed: `speedbook schemas` writes them,
+`schemas/*.schema.json` are these, committed: `speedbook schemas` writes them,
 `speedbook schemas --check` (and tests/test_contract.py) fails while one is out of date.
 """
 

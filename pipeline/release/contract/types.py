@@ -16,7 +16,8 @@ from pydantic import Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-ID_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
+from pipeline.schema.vocabulary import ENDPOINT_ID_PATTERN, ID_PATTERN
+
 NO_CONTROL_CHARACTERS = r"^[^\u0000-\u001f\u007f]*$"
 OPENS_A_TAG = r"<[A-Za-z/!?]"
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
@@ -38,15 +39,9 @@ class SchemaRule:
 
 # An id of the registry or the reviewed files: a source, provider, model, claim or platform.
 Id = Annotated[str, SchemaRule(pattern=f"^{ID_PATTERN}$")]
-# provider/model/precision/service_tier/reasoning_effort, then @region for a regional endpoint,
-# as core.endpoint_id spells it (pipeline/warehouse/sql/core/00_macros.sql).
-EndpointId = Annotated[
-    str,
-    SchemaRule(
-        pattern=f"^{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/(?:[a-z]+|-)"
-        f"(?:@{ID_PATTERN})?$"
-    ),
-]
+# provider/model/precision/service_tier/reasoning_effort[@region][~key], as core.endpoint_id
+# spells it (sql/core/00_macros.sql)
+EndpointId = Annotated[str, SchemaRule(pattern=ENDPOINT_ID_PATTERN)]
 # Text from a source or a reviewer: never empty, no control character, never opening a tag.
 Text = Annotated[
     str,

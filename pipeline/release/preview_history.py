@@ -1,0 +1,176 @@
+"""The history the preview page draws, read from a release's own Parquet.
+
+inference.json carries each endpoint's current figures only; a release's history is in its
+Parquet (pipeline/release/parquet.py): `parquet/history/endpoint_figures.parquet`, every figure
+of every endpoint snapshot by snapshot, and `parquet/core/snapshots.parquet`, when each snapshot
+was retrieved. Both are files of the release, so a site can draw the same series from them.
+
+A series is one endpoint's figures of one metric, method, statistic and window, one point per
+observed time. Where several captures give a figure for the same time (OpenRouter's daily chart
+repeats each day of its week in every capture, and revises the day in progress), the point is
+the newest capture's figure, as an endpoint's current figure is its newest observation. Only
+points are drawn: a bound or a range (the source gives no single value) and a value that is not a
+finite number are left out of a series.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipeline.release.chart_geometry import finite
+from pipeline.release.formatting import timestamp
+
+HISTORY_FILE = Path("parquet") / "history" / "endpoint_figures.parquet"
+SNAPSHOTS_FILE = Path("parquet") / "core" / "snapshots.parquet"
+_TIME = pa.timestamp("us", tz="UTC")
+HISTORY_SCHEMA = pa.schema(
+    [
+        ("endpoint_id", pa.string()),
+        ("metric", pa.string()),
+        ("method", pa.string()),
+        ("statistic", pa.string()),
+        ("window_minutes", pa.int64()),
+        ("value", pa.float64()),
+        ("qualifier", pa.string()),
+        ("observed_at", _TIME),
+        ("observed_at_bound", pa.string()),
+        ("stale", pa.bool_()),
+        ("suspect", pa.bool_()),
+        ("snapshot_id", pa.string()),
+    ]
+)
+SNAPSHOTS_SCHEMA = pa.schema([("snapshot_id", pa.string()), ("retrieved_at", _TIME)])
+HISTORY_COLUMNS = tuple(HISTORY_SCHEMA.names)
+SNAPSHOT_COLUMNS = tuple(SNAPSHOTS_SCHEMA.names)
+# The statistics a series is drawn for: the central one of each method (the tails are drawn as
+# the percentile strip's ticks, at their current values).
+CENTRAL_STATISTICS = (None, "median", "p50")
+SERIES_METRIC = "output_tokens_per_s"
+POINT_QUALIFIERS = (None, "approx")  # a bound or a range is not a point
+
+# endpoint, metric, method, statistic, window
+SeriesKey = tuple[str, str, str, str | None, int | None]
+
+
+class HistoryUnreadable(ValueError):
+    """A release's history file is there but cannot be read as one."""
+
+
+@dataclass(frozen=True)
+class Point:
+    observed_at: str  # 2026-07-18T08:32:31Z
+    bound: str  # exact or lower_bound
+    value: float
+    approx: bool
+    stale: bool
+    suspect: bool
+
+
+def _conform(table: pa.Table, schema: pa.Schema, where: object) -> pa.Table:
+    """The table's columns of `schema`, in its types (a column of nulls becomes one of strings);
+    HistoryUnreadable naming `where` when a column is missing or holds another kind of value."""
+    missing = [name for name in schema.names if name not in table.column_names]
+    if missing:
+        raise HistoryUnreadable(
+            f"{where}: expected the columns {', '.join(schema.names)}; missing {', '.join(missing)}"
+        )
+    try:
+        return table.select(schema.names).cast(schema)
+    except (pa.ArrowException, ValueError) as error:
+        raise HistoryUnreadable(
+            f"{where}: a column holds values of another type than expected ({error})"
+        ) from None
+
+
+def _read(path: Path, schema: pa.Schema) -> pa.Table:
+    try:
+        names = pq.read_schema(path).names
+        table = pq.read_table(path, columns=[name for name in schema.names if name in names])
+    except (OSError, pa.ArrowException) as error:
+        raise HistoryUnreadable(f"{path}: not a readable Parquet file ({error})") from None
+    return _conform(table, schema, path)
+
+
+class FigureHistory:
+    """The central figures of output speed of every endpoint, over time (see the module)."""
+
+    def __init__(self, figures: pa.Table, retrieved: dict[str, datetime]) -> None:
+        self._figures = figures
+        self._retrieved = retrieved
+
+    @classmethod
+    def from_tables(
+        cls, figures: pa.Table, snapshots: pa.Table, where: object = "history"
+    ) -> FigureHistory:
+        """From the two tables (the columns of HISTORY_SCHEMA and SNAPSHOTS_SCHEMA)."""
+        figures = _conform(figures, HISTORY_SCHEMA, where)
+        snapshots = _conform(snapshots, SNAPSHOTS_SCHEMA, where)
+        central = pc.is_in(figures["statistic"], pa.array(["median", "p50"]))
+        keep = pc.and_(
+            pc.equal(figures["metric"], SERIES_METRIC),
+            pc.or_kleene(central, pc.is_null(figures["statistic"])),
+        )
+        retrieved = dict(
+            zip(
+                snapshots["snapshot_id"].to_pylist(),
+                snapshots["retrieved_at"].to_pylist(),
+                strict=True,
+            )
+        )
+        return cls(figures.filter(keep), retrieved)
+
+    def series(self, endpoints: Collection[str]) -> dict[SeriesKey, list[Point]]:
+        """Every series of the given endpoints, each in time order."""
+        if not endpoints:
+            return {}
+        rows = self._figures.filter(
+            pc.is_in(self._figures["endpoint_id"], pa.array(sorted(endpoints), pa.string()))
+        ).to_pylist()
+        newest: dict[tuple[SeriesKey, datetime], tuple[tuple[str, str], Point]] = {}
+        for row in rows:
+            value, observed = row["value"], row["observed_at"]
+            if not finite(value) or observed is None or row["qualifier"] not in POINT_QUALIFIERS:
+                continue
+            key: SeriesKey = (
+                row["endpoint_id"],
+                row["metric"],
+                row["method"],
+                row["statistic"],
+                row["window_minutes"],
+            )
+            retrieved = self._retrieved.get(row["snapshot_id"])
+            order = (timestamp(retrieved) or "", row["snapshot_id"] or "")
+            point = Point(
+                observed_at=timestamp(observed) or "",
+                bound=row["observed_at_bound"] or "exact",
+                value=float(value),
+                approx=row["qualifier"] == "approx",
+                stale=bool(row["stale"]),
+                suspect=bool(row["suspect"]),
+            )
+            held = newest.get((key, observed))
+            if held is None or order > held[0]:
+                newest[(key, observed)] = (order, point)
+        found: dict[SeriesKey, list[Point]] = {}
+        for (key, _), (_, point) in sorted(newest.items(), key=lambda item: item[0][1]):
+            found.setdefault(key, []).append(point)
+        return found
+
+
+def read_history(release: Path) -> FigureHistory | None:
+    """The history in a release folder; None when the release has none (a release written
+    before its Parquet carried the history, or one without Parquet). Raises HistoryUnreadable
+    when a file is there but is not the table it should be."""
+    figures, snapshots = release / HISTORY_FILE, release / SNAPSHOTS_FILE
+    if not figures.is_file() or not snapshots.is_file():
+        return None
+    return FigureHistory.from_tables(
+        _read(figures, HISTORY_SCHEMA), _read(snapshots, SNAPSHOTS_SCHEMA), release
+    )

@@ -1,0 +1,39 @@
+-- Shared definitions, created with the core tables and used by the core build and the mart.
+
+-- An endpoint is provider x model x variant, and the source's own endpoint key where the variant
+-- does not tell its endpoints apart (OpenRouter's tag `novita/fp8` beside `novita`, a model's
+-- `:free` slug). Its id spells every part so that it reads in a query result:
+--     provider/model/precision/service_tier/reasoning_effort[@region][~key]
+--     groq/llama-3.3-70b-instruct/unknown/standard/-
+--     amazon-bedrock/llama-4-maverick/unknown/standard/-@eu-west-1
+--     novita/llama-3.3-70b-instruct/fp8/standard/-~fp8
+-- Every part is a slug (core.id_part), so any key a source can send gives an id the export
+-- schema accepts.
+CREATE OR REPLACE MACRO core.endpoint_id(provider_id, model_id, precision_, service_tier, effort,
+                                         region, endpoint_key) AS
+    provider_id || '/' || model_id || '/' || precision_ || '/' || service_tier || '/'
+    || coalesce(effort, '-') || coalesce('@' || region, '') || coalesce('~' || endpoint_key, '');
+
+-- A region or key as a part of an id: lower case, every run of characters other than a-z, 0-9
+-- and '.' as one '-', no separator at either end; null when nothing is left.
+CREATE OR REPLACE MACRO core.id_part(text) AS
+    nullif(regexp_replace(regexp_replace(regexp_replace(lower(text), '[^a-z0-9.]+', '-', 'g'),
+                                         '[-.]*-[-.]*', '-', 'g'),
+                          '^[-.]+|[-.]+$', '', 'g'), '');
+
+-- Variant parts can come from the provider label ('Azure (FP8)') or the model label
+-- ('gpt-oss-120B (high)'); a stated value wins over the default.
+CREATE OR REPLACE MACRO core.pick_precision(a, b) AS CASE WHEN a <> 'unknown' THEN a ELSE b END;
+CREATE OR REPLACE MACRO core.pick_service_tier(a, b) AS CASE WHEN a <> 'standard' THEN a ELSE b END;
+
+-- Two endpoints are comparable when provider, model, service tier and region match and the
+-- precision and reasoning effort either match or are not stated by one of them (a source that
+-- writes "gpt-oss-120B" without an effort may be describing the "(high)" endpoint). Endpoint keys
+-- are one source's names for its own endpoints, so they never enter comparisons across sources.
+CREATE OR REPLACE MACRO core.comparable(a_provider, a_model, a_precision, a_tier, a_effort, a_region,
+                                        b_provider, b_model, b_precision, b_tier, b_effort, b_region) AS
+    a_provider = b_provider AND a_model = b_model AND a_tier = b_tier
+    AND a_region IS NOT DISTINCT FROM b_region
+    AND (a_precision = b_precision OR a_precision = 'unknown' OR b_precision = 'unknown')
+    AND (a_effort IS NOT DISTINCT FROM b_effort OR a_effort IS NULL OR b_effort IS NULL);
+

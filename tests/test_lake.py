@@ -1,0 +1,160 @@
+"""The warehouse is a DuckLake: its extension is a signed binary loaded offline; a build commits
+its core and mart in one transaction, so a reader in another process sees the last completed
+build while one runs, and a build killed in its transaction leaves the lake as it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import UP_TO_CORE, failures, materialize
+
+from pipeline.support.faults import PAUSE_ENV
+from pipeline.support.settings import Settings
+from pipeline.warehouse import extensions
+from pipeline.warehouse.connection import connect, lake_of, session
+from pipeline.warehouse.lake import LakeError, LakeLocation
+
+pytestmark = pytest.mark.e2e
+
+READ = "SELECT data_date, (SELECT count(*) FROM core.endpoints) FROM core.build_state"
+
+
+def test_the_lake_extension_loads_offline_from_its_package_and_is_signed(tmp_path: Path):
+    con = session()
+    # the session refuses unsigned binaries: a binary it loaded carries DuckDB's signature
+    assert con.execute("SELECT current_setting('allow_unsigned_extensions')").fetchone() == (False,)
+    binary = extensions.packaged_binary(extensions.LAKE)
+    assert binary is not None and binary.is_file(), "duckdb-extension-ducklake is installed"
+    extensions.load(con, extensions.LAKE)
+    loaded = con.execute(
+        "SELECT loaded FROM duckdb_extensions() WHERE extension_name = 'ducklake'"
+    ).fetchone()
+    assert loaded == (True,)
+
+
+def test_an_unsigned_binary_is_refused(tmp_path: Path):
+    fake = tmp_path / "ducklake.duckdb_extension"
+    fake.write_bytes(b"\x7fELF" + b"\0" * 4096)
+    con = session()
+    with pytest.raises(duckdb.Error):
+        con.execute(f"LOAD '{fake}'")
+
+
+def test_a_catalog_that_is_not_one_of_the_three_kinds_is_refused_in_words(tmp_path: Path):
+    for catalog in ("mysql:db", "catalog.sqlite", "sqlite:", ""):
+        with pytest.raises(LakeError, match="sqlite:<file>, duckdb:<file>, postgres:"):
+            LakeLocation.parse(catalog, "lake", base=tmp_path)
+
+
+def test_relative_locations_are_taken_from_the_warehouse(tmp_path: Path):
+    lake = LakeLocation.parse("sqlite:catalog.sqlite", "lake", base=tmp_path)
+    assert lake.target == str(tmp_path / "catalog.sqlite")
+    assert lake.data_path == f"{tmp_path / 'lake'}/"
+    remote = LakeLocation.parse("postgres:dbname=x host=h user=u", "s3://b/p", base=tmp_path)
+    assert (remote.kind, remote.data_path, remote.local) == ("postgres", "s3://b/p/", False)
+    assert "user=u" not in remote.describe()  # a connection string stays out of messages
+
+
+def _reader(settings: Settings, out: Path) -> subprocess.Popen:
+    """A process that reads the build state in a loop and logs each distinct answer."""
+    script = f"""
+import sys, time
+from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
+settings = Settings.resolve(warehouse={str(settings.warehouse)!r})
+seen = None
+with open({str(out)!r}, "a") as log:
+    while True:
+        con = connect(settings, read_only=True)
+        row = con.execute({READ!r}).fetchone()
+        con.close()
+        if row != seen:
+            print(repr(row), file=log, flush=True)
+            seen = row
+        time.sleep(0.05)
+"""
+    return subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ))
+
+
+def _build_paused(settings: Settings, marker: Path) -> subprocess.Popen:
+    env = dict(os.environ, **{PAUSE_ENV: f"core-transaction:{marker}"})
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "build", "--force"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _wait_for(path: Path, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.1)
+
+
+@pytest.fixture(params=["embedded", "postgresql+s3"])
+def lake_settings(
+    request: pytest.FixtureRequest, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> Settings:
+    """The embedded lake, or one whose catalog is in PostgreSQL and whose data is on S3 (the
+    session's servers): readers and a killed build behave alike on both."""
+    if request.param == "embedded":
+        return settings
+    database = request.getfixturevalue("postgres_database")
+    bucket = request.getfixturevalue("s3_bucket")
+    request.getfixturevalue("s3_env")
+    monkeypatch.setenv("SPEEDBOOK_CATALOG", f"postgres:{database}")
+    monkeypatch.setenv("SPEEDBOOK_LAKE_DATA", f"s3://{bucket.name}/lake")
+    return Settings.resolve()
+
+
+def test_readers_see_the_last_completed_build_and_a_killed_build_leaves_it(
+    lake_settings: Settings, tmp_path: Path
+):
+    settings = lake_settings
+    result = materialize(settings, UP_TO_CORE)
+    assert result.success, failures(result)
+    with connect(settings, read_only=True) as con:
+        before = con.execute(READ).fetchone()
+    assert before is not None and before[1] > 0
+    log = tmp_path / "reader.log"
+    reader = _reader(settings, log)
+    marker = tmp_path / "paused"
+    build = _build_paused(settings, marker)
+    try:
+        _wait_for(marker)  # the build deleted the core tables in its transaction, and sleeps
+        _wait_for(log)
+        time.sleep(1.0)  # the reader keeps reading meanwhile
+        assert reader.poll() is None, "the reader failed while a build held its transaction"
+        with connect(settings, read_only=True) as con:
+            assert con.execute(READ).fetchone() == before
+        os.kill(int(marker.read_text()), signal.SIGKILL)
+        build.wait(timeout=60)
+    finally:
+        build.kill()
+        reader.kill()
+        reader.wait()
+    answers = log.read_text().splitlines()
+    assert answers == [repr(before)], "a reader saw a half-built warehouse"
+    with connect(settings, read_only=True) as con:
+        assert con.execute(READ).fetchone() == before  # the killed build changed nothing
+    again = materialize(settings, UP_TO_CORE)  # and the next build runs as usual
+    assert again.success, failures(again)
+
+
+def test_the_lake_is_where_the_settings_say(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("SPEEDBOOK_CATALOG", "duckdb:elsewhere.ducklake")
+    moved = Settings.resolve()
+    assert lake_of(moved).target == str(moved.warehouse / "elsewhere.ducklake")
+    result = materialize(moved, UP_TO_CORE)
+    assert result.success, failures(result)
+    assert (moved.warehouse / "elsewhere.ducklake").is_file()
+    assert not (moved.warehouse / "catalog.sqlite").exists()
