@@ -1,7 +1,6 @@
 """Assemble the asset graph for one registry, one warehouse and one as-of date."""
 
 from datetime import datetime
-from pathlib import Path
 
 import dagster as dg
 
@@ -98,7 +97,8 @@ def build_job(
 ) -> dg.JobDefinition:
     """A job of these locations (the build job by default), from arguments that survive a
     process boundary: what `dg.build_reconstructable_job` rebuilds in the process of each step
-    of a multiprocess run."""
-    settings = Settings(Path(registry), Path(warehouse), Path(exports), Path(metadata))
+    of a multiprocess run. The stores (catalog, lake data, snapshots, releases) come from the
+    environment, as they do for the code location the daemon loads."""
+    settings = Settings.resolve(registry, warehouse, exports, metadata)
     definitions = build_definitions(settings, parse_utc(as_of) if as_of else None)
     return definitions.resolve_job_def(job_name)
