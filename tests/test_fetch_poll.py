@@ -18,9 +18,10 @@ from api_world import (
 from http_fixtures import by_key, hang, keyed, numbered, ok, reset, status
 
 from pipeline.extract import PARSERS, SnapshotInput
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, read_bundle, write_bundle
+from pipeline.raw.bundle import BundleMember, read_bundle, write_bundle
 from pipeline.raw.outcomes import read_outcomes
 from pipeline.raw.snapshots import SnapshotStore
+from pipeline.sources.formats import BUNDLE_CONTENT_TYPE
 from pipeline.sources.registry import load_registry
 
 SOURCE = "openrouter-endpoints"

@@ -15,8 +15,9 @@ import pytest
 from test_parse_support import FIXTURES, PROVENANCE, in_fixture_store, parse, refused
 
 from pipeline.extract import ExtractError, SnapshotInput
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, write_bundle
+from pipeline.raw.bundle import BundleMember, write_bundle
 from pipeline.schema.staging import FRAMES, OPENROUTER_PERCENTILES
+from pipeline.sources.formats import BUNDLE_CONTENT_TYPE
 from pipeline.sources.registry import Source
 from pipeline.support.settings import SQL_DIR
 

@@ -15,9 +15,9 @@ import pytest
 from test_parse_support import FIXTURES, SOURCES, in_fixture_store, parse, refused
 
 from pipeline.extract import PARSERS, SnapshotInput
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BundleMember, write_bundle
+from pipeline.raw.bundle import BundleMember, write_bundle
 from pipeline.schema.vocabulary import METHODS, STATISTICS
-from pipeline.sources.formats import FORMATS
+from pipeline.sources.formats import BUNDLE_CONTENT_TYPE, FORMATS
 
 SOURCE_ID = "vercel-ai-gateway-endpoints"
 API = "https://ai-gateway.vercel.sh/v1/models"
