@@ -10,6 +10,7 @@ from pandera.typing import Series
 from pipeline.schema.staging import UtcTimestamp
 from pipeline.schema.vocabulary import (
     CLAIM_SCOPES,
+    ENDPOINT_ID,
     FETCH_OUTCOMES,
     METHODS,
     METRICS,
@@ -185,10 +186,6 @@ METHOD = (
 )
 
 
-ENDPOINT_ID = (
-    "provider/model/precision/service_tier/reasoning_effort, then @region for a regional "
-    "endpoint and ~key where the source's own key tells endpoints of one variant apart"
-)
 ENDPOINT_KEY = (
     "what else tells the endpoint apart among a source's endpoints of one provider, model and "
     "variant: the words of OpenRouter's tag beyond the provider and region ('fp8' in "

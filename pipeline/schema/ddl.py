@@ -8,6 +8,7 @@ import pandera.pandas as pa
 import pyarrow
 
 from pipeline.schema.vocabulary import (
+    ENDPOINT_ID,
     FETCH_OUTCOMES,
     METRICS,
     PRECISIONS,
@@ -45,7 +46,7 @@ COMMON = {
     "provider_id": "provider (pipeline/metadata/providers.csv)",
     "model_id": "canonical model (pipeline/metadata/models.csv)",
     "platform_id": "model-access platform (pipeline/metadata/platforms.toml)",
-    "endpoint_id": "provider/model/precision/service_tier/reasoning_effort",
+    "endpoint_id": ENDPOINT_ID,
     "claim_id": "reviewed claim (pipeline/metadata/claims.toml)",
     "precision": _one_of(PRECISIONS),
     "service_tier": _one_of(SERVICE_TIERS),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.schema.vocabulary import REASONING_EFFORTS, SCOPES, SERVICE_TIERS, TIERS
+from pipeline.schema.vocabulary import ENDPOINT_ID, REASONING_EFFORTS, SCOPES, SERVICE_TIERS, TIERS
 
 # The vocabularies, named once here from pipeline/schema/vocabulary.py
 SERVICE_TIER = f"variant: service tier ({', '.join(SERVICE_TIERS)})"
@@ -342,7 +342,7 @@ MART_VIEWS: dict[str, MartView] = {
             ),
             "provider_id": "inference provider",
             "provider_name": "provider display name",
-            "endpoint_id": "provider/model/precision/service_tier/reasoning_effort",
+            "endpoint_id": ENDPOINT_ID,
             "output_tokens_per_s": "current live median output speed [tokens/s]",
             "qualifier": (
                 "approx when the source gives an approximate figure; null when exact (bounds and "
@@ -710,7 +710,7 @@ MART_VIEWS: dict[str, MartView] = {
             ),
             "release_version": "the release (history.releases.version); null for snapshot rows",
             "release_data_date": "the release's data date; null for snapshot rows",
-            "endpoint_id": "provider/model/precision/service_tier/reasoning_effort",
+            "endpoint_id": ENDPOINT_ID,
             "provider_id": "inference provider",
             "model_id": "canonical model",
             "precision": "variant: precision, unknown when the source does not state it",

@@ -78,6 +78,10 @@ FETCH_OUTCOMES: tuple[FetchOutcome, ...] = get_args(FetchOutcome)
 # Ids: a source, provider, model, claim or platform is a slug; an endpoint spells its parts,
 # provider/model/precision/service_tier/reasoning_effort[@region][~key] (sql/core/00_macros.sql).
 ID_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
+ENDPOINT_ID = (
+    "provider/model/precision/service_tier/reasoning_effort, then @region for a regional "
+    "endpoint and ~key where the source's own key tells endpoints of one variant apart"
+)
 ENDPOINT_ID_PATTERN = (
     f"^{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/{ID_PATTERN}/(?:[a-z]+|-)"
     f"(?:@{ID_PATTERN})?(?:~{ID_PATTERN})?$"
