@@ -26,7 +26,7 @@ def test_the_defaults_are_a_minute_a_gigabyte_and_a_thousand_rows():
     assert (args.timeout, args.memory_limit, args.max_rows) == (60.0, "1GB", 1000)
 
 
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(30, func_only=True)
 def test_an_endless_query_stops_at_the_timeout_with_one_line(sql):
     started = time.monotonic()
     result = sql(ENDLESS, "--timeout", "1")
@@ -40,7 +40,7 @@ def test_an_endless_query_stops_at_the_timeout_with_one_line(sql):
     assert elapsed < 10
 
 
-@pytest.mark.timeout(30)
+@pytest.mark.timeout(30, func_only=True)
 def test_the_timeout_also_covers_fetching_the_rows(sql):
     # the result streams: the time is spent while rows are fetched, not in execute()
     result = sql("SELECT range FROM range(1000000000000)", "--timeout", "1", "--format", "csv")
