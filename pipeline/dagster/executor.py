@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
+from pipeline.dagster.assets.fetch import RAW_FETCH
 from pipeline.dagster.envelope import BuildRefused
 from pipeline.raw.inventory import scope_problem
 from pipeline.support.settings import Settings
@@ -45,7 +46,10 @@ class LockedExecutor(dg.Executor):
     def execute(
         self, plan_context: PlanOrchestrationContext, execution_plan: ExecutionPlan
     ) -> Iterator[dg.DagsterEvent]:
-        problem = scope_problem(self._settings.snapshot_store, self._as_of)
+        # A run that fetches first (a refresh schedule's) may start from an empty store: a new
+        # deployment's first scheduled run is one.
+        fetches = RAW_FETCH.to_python_identifier() in execution_plan.step_keys_to_execute
+        problem = None if fetches else scope_problem(self._settings.snapshot_store, self._as_of)
         if problem is not None:
             raise BuildRefused(problem)
         # Taken at once or not at all: a run started while a build holds the warehouse fails

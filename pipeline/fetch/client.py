@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urljoin
 
@@ -255,6 +256,7 @@ class _Poll:
 @dataclass
 class _Run:
     store: Store
+    raw_dir: Path  # the local folder whose warehouse keeps the outcome logs (Settings.raw_dir)
     client: httpx.AsyncClient
     options: FetchOptions
     strict: bool
@@ -325,7 +327,7 @@ class _Run:
         at = datetime.now(UTC)
         try:
             return record_outcome(
-                self.store.root,
+                self.raw_dir,
                 source.id,
                 outcome,
                 detail,
@@ -774,7 +776,7 @@ async def _fetch_all(
     ) as client:
         store = open_store(settings.snapshot_store)
         reach = Reachability(frozenset(endpoint(source.url) for source in sources))
-        run = _Run(store, client, options, strict, registry, states, reach)
+        run = _Run(store, settings.raw_dir, client, options, strict, registry, states, reach)
         await run.read_latest(sources)
         return list(await asyncio.gather(*(run.fetch(source) for source in sources)))
 
