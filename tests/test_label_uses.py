@@ -2,7 +2,6 @@
 the build's scope, however the scope and the staging changed since they were kept, display names
 and hints (the stable keys beside a label) included."""
 
-
 import duckdb
 import pytest
 
