@@ -55,6 +55,7 @@ def core_sources(settings: Settings) -> int:
         return con.execute("SELECT count(*) FROM core.sources").fetchone()[0]
 
 
+@pytest.mark.e2e  # a build up to the core and mart, twice
 @pytest.mark.parametrize("twice", [False, True])
 def test_a_provider_with_two_headlines_fails_the_mart_check(tmp_path, monkeypatch, twice):
     """`one_headline_per_provider` counts the headlines the build made: one provider's headline
