@@ -215,17 +215,23 @@ def test_the_release_run_alone_reads_the_exports_the_last_run_stored(built, tmp_
     assert (settings.exports / "latest" / "inference.json").read_bytes() == before
 
 
-def test_a_document_orjson_cannot_write_goes_through_the_standard_library(tmp_path):
+def test_a_document_is_orjsons_bytes_and_one_it_cannot_write_replaces_nothing(tmp_path):
+    """orjson's bytes are the canonical bytes (no standard-library fallback): compact, keys
+    sorted, read back by another process's manager; a document orjson refuses (an integer past
+    64 bits) fails the step and the document stored before stays."""
     manager = resources.DocumentIOManager(base_dir=str(tmp_path))
     key = dg.AssetKey("out_inference")
-    document = {"b": 2**70, "a": [1.5, None, "é"]}  # an integer past 64 bits
+    document = {"b": 2**63 - 1, "a": [1.5, None, "é"]}
     manager.handle_output(dg.build_output_context(asset_key=key), document)
-    assert (tmp_path / "out_inference.json").read_text(encoding="utf-8") == (
-        ' {"a": [1.5, null, "é"], "b": 1180591620717411303424}'
-    )
+    stored = tmp_path / "out_inference.json"
+    assert stored.read_text(encoding="utf-8") == '{"a":[1.5,null,"é"],"b":9223372036854775807}'
     reader = resources.DocumentIOManager(base_dir=str(tmp_path))  # another process's, say
     loaded = reader.load_input(dg.build_input_context(asset_key=key))
-    assert loaded == document and isinstance(loaded["b"], int)  # not orjson's float
+    assert loaded == document and isinstance(loaded["b"], int)
+    with pytest.raises(TypeError, match="64-bit"):
+        manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2**70})
+    assert reader.load_input(dg.build_input_context(asset_key=key)) == document
+    assert [p.name for p in tmp_path.iterdir()] == ["out_inference.json"]  # no temporary left
     manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2, "a": [1.5]})
     assert reader.load_input(dg.build_input_context(asset_key=key)) == {"a": [1.5], "b": 2}
 
