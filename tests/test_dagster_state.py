@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 import pytest
 from conftest import BUNDLED_RAW, failures, materialize, progress_lines
 from test_build import copy_of
@@ -26,6 +25,7 @@ from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.progress import LOGGER, log_to_stderr
 from pipeline.support.settings import BUNDLED_METADATA, Settings
+from pipeline.warehouse.connection import connect
 
 STAGES = {"inventory", "extract", "validate", "normalise", "load", "sql", "export"}
 UNREADABLE = "20261130T000000Z-aaaaaaaaaaaa.html" + META_SUFFIX
@@ -39,7 +39,7 @@ def _warehouse(tmp_path: Path, metadata: Path = BUNDLED_METADATA) -> Settings:
 
 
 def _query(settings: Settings, sql: str) -> list[tuple]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         return con.execute(sql).fetchall()
 
 
