@@ -126,6 +126,7 @@ def june_build(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("point", POINTS)
 def test_publish_killed_at_each_point_leaves_releases_complete(june_build, tmp_path, point):
     exports = tmp_path / "exports"

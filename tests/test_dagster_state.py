@@ -60,6 +60,7 @@ def _release_files(exports: Path) -> dict[str, bytes]:
 # --- the resource: read once per run -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_assets_of_a_run_share_one_inventory(tmp_path, monkeypatch):
     settings = _warehouse(tmp_path)
     (settings.raw_dir / "openrouter" / UNREADABLE).write_text("{not json")
@@ -120,6 +121,7 @@ def _extractions(settings: Settings, format_name: str) -> dict[str, str]:
     return dict(rows)  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e
 def test_an_edited_reviewed_file_reads_the_pages_that_read_it_again(tmp_path):
     metadata = tmp_path / "metadata"
     shutil.copytree(BUNDLED_METADATA, metadata)
@@ -148,6 +150,7 @@ def test_an_edited_reviewed_file_reads_the_pages_that_read_it_again(tmp_path):
     assert _extractions(settings, "platform_doc") == platforms_before
 
 
+@pytest.mark.e2e
 def test_a_broken_reviewed_file_fails_the_step_that_reads_it_by_name(tmp_path):
     metadata = tmp_path / "metadata"
     shutil.copytree(BUNDLED_METADATA, metadata)

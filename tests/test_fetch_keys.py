@@ -299,6 +299,7 @@ def test_the_plain_sources_refuse_what_their_format_cannot_read(api, source_id, 
     assert not api.store.list(source_id)
 
 
+@pytest.mark.e2e
 def test_a_skipped_outcome_is_loaded_into_the_warehouse(settings):
     from conftest import UP_TO_CORE, failures, materialize
 

@@ -80,6 +80,7 @@ def _parquet_hits(path, secrets: list[str]) -> list[str]:
         return _text_hits(con, relation, secrets)
 
 
+@pytest.mark.e2e
 def test_sentinel_keys_are_written_nowhere(api, cli, monkeypatch):
     or_key, aa = openrouter_key(), aa_key()
     secrets = [or_key, aa]

@@ -149,6 +149,7 @@ def test_the_raw_assets_carry_no_freshness_policy_and_one_warning_check_each(set
         assert dg.AssetKey("mart_views") in {dep.asset_key for dep in spec.additional_deps}
 
 
+@pytest.mark.e2e
 def test_a_fetch_re_confirming_an_old_snapshot_makes_the_source_pass(tmp_path: Path):
     """Hand-made: a fetch at the data date found LLMPerf's Groq summary unchanged; the check
     passes with the re-confirmation, exactly as mart.source_health counts it fresh."""

@@ -89,6 +89,7 @@ def broken(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> tuple[S
     return settings, bad
 
 
+@pytest.mark.e2e
 def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
     settings, bad = broken
     before = counts(settings)

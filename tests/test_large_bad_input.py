@@ -53,6 +53,7 @@ def _add(settings: Settings, source_id: str, data: bytes, extension: str, kind: 
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(240)
 def test_suggestions_are_computed_only_for_reported_names(settings: Settings, tmp_path: Path):
     """100,000 OpenRouter models no alias matches (stable ids: unreviewed entities of their own)

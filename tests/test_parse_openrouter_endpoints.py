@@ -552,6 +552,7 @@ def test_errors_start_with_the_snapshot_id(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{SOURCE_ID}/20260613T100000Z-")
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_a_response_of_100000_endpoints_parses_in_reasonable_time(tmp_path: Path) -> None:
     document = json.loads(FLASH)

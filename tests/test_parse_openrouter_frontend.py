@@ -76,6 +76,7 @@ def trimmed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]
 # --- the bundled captures ----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_seven_real_captures_are_bundled_with_their_provenance_and_parse():
     metas = BUNDLED.list(SOURCE_ID)
     assert [m.retrieved_at for m in metas] == [

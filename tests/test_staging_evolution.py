@@ -85,6 +85,7 @@ def test_a_retyped_column_rebuilds_the_table_and_forgets_its_extractions(con) ->
     assert names == [c[0] for c in columns(FRAMES[FRAME])]
 
 
+@pytest.mark.e2e
 def test_a_table_that_matches_its_model_is_left_alone(con) -> None:
     ensure_staging(con)
     _insert_row(con, [(n, t) for n, t, _, _ in columns(FRAMES[FRAME])])
@@ -139,6 +140,7 @@ class _Recording:
         return self.con.execute(statement, *args)
 
 
+@pytest.mark.e2e
 def test_comments_are_written_only_where_they_differ(tmp_path: Path) -> None:
     with lake_at(tmp_path / "w") as con:
         con.execute("CREATE SCHEMA staging")

@@ -207,6 +207,7 @@ def test_snapshot_list_sources_and_verify_finish_and_name_each_file(warehouse: P
     assert "symbolic link" in verify.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(300)
 def test_a_build_skips_them_and_publishes(warehouse: Path, tmp_path: Path) -> None:
     # gpt-oss has two snapshots: its newest data file becomes a link to /dev/zero
