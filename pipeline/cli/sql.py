@@ -310,9 +310,12 @@ def _pieces(text: str) -> list[str]:
 def check_query(text: str) -> duckdb.StatementType:
     """Raise RefusedQuery unless `text` is exactly one reading statement; return the type it
     runs as (EXPLAIN for an EXPLAIN of a PIVOT, which DuckDB files as a MULTI)."""
-    if _first_word(text) == "PRAGMA" and not _describes(text):
-        # before DuckDB's parser, which runs some PRAGMAs as it parses: import_database reads
-        # the schema.sql of the folder it names
+    # before DuckDB's parser, which runs IMPORT DATABASE and PRAGMA import_database as it
+    # parses: they read the schema.sql of the folder they name
+    first = _first_word(text)
+    if first == "IMPORT":
+        raise _refusal(first)
+    if first == "PRAGMA" and not _describes(text):
         raise _pragma_refusal()
     try:
         statements = duckdb.extract_statements(text)
