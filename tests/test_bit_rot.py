@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import pytest
+from test_build import copy_of
 from test_store_special_files import ONE_GB, run_limited
 
 from pipeline.dagster.assets import release as release_assets
@@ -23,15 +22,10 @@ from pipeline.raw.snapshots import SnapshotStore
 from pipeline.release.publish import PublishError, publish_release, read_release
 from pipeline.support.file_keys import file_key
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 from pipeline.warehouse.staging import verified_files
 
 KIMI_PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()
-
-
-def copy_of(built: Settings, root: Path) -> Settings:
-    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, root / "exports", symlinks=True)
-    return Settings.resolve(built.registry, root / "warehouse", root / "exports")
 
 
 def where(settings: Settings) -> list[str]:
@@ -93,11 +87,8 @@ def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(b
     """What the release's citation check trusts (pipeline/warehouse/staging.py, verified_files):
     every snapshot the release cites, with its data file's key as it is on disk."""
     store = SnapshotStore(built.raw_dir)
-    con = duckdb.connect(str(built.database), read_only=True)
-    try:
+    with connect(built, read_only=True) as con:
         verified = verified_files(con)
-    finally:
-        con.close()
     cited = read_release(built.exports / "latest")["inference.json"]["snapshots"]
     assert cited
     metas = {meta.snapshot_id: meta for meta in store.list()}
@@ -106,12 +97,9 @@ def test_a_build_keeps_the_key_of_every_file_it_verified_for_the_release_check(b
         assert verified[ref["id"]] == (ref["sha256"], file_key(path.stat())), ref["id"]
     # what the release asks for: those of the snapshots it cites, and none besides
     ids = sorted({ref["id"] for ref in cited})
-    con = duckdb.connect(str(built.database), read_only=True)
-    try:
+    with connect(built, read_only=True) as con:
         assert verified_files(con, ids) == {i: verified[i] for i in ids}
         assert verified_files(con, []) == {}
-    finally:
-        con.close()
     assert len(verified) > len(ids)  # the whole history holds more
 
 

@@ -1,13 +1,15 @@
 """Whole builds: failures that must stop a release while losing nothing."""
 
+import contextlib
 import gc
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -15,15 +17,27 @@ from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
-from pipeline.warehouse.connection import connect
+from pipeline.warehouse.connection import connect, lake_of
 
 EXPORTS = ("inference.json", "model_platforms.json", "inference_catalog.json", "datapackage.json")
 
 
-def copy_of(built: Settings, tmp_path) -> Settings:
-    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
-    return Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+def copy_of(built: Settings, root: Path, registry: Path | None = None) -> Settings:
+    """A private, writable copy of a built warehouse and its releases under `root`. The lake's
+    catalog names its data folder by absolute path: the copy's catalog is pointed at the copy's
+    data folder, as a release's published catalog is at its own (pipeline/release/remote.py)."""
+    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
+    shutil.copytree(built.exports, root / "exports", symlinks=True)
+    settings = Settings.resolve(registry or built.registry, root / "warehouse", root / "exports")
+    lake = lake_of(settings)
+    assert lake.kind == "sqlite", lake.describe()
+    with contextlib.closing(sqlite3.connect(lake.target)) as catalog, catalog:
+        moved = catalog.execute(
+            "UPDATE ducklake_metadata SET value = ? WHERE key = 'data_path' AND scope IS NULL",
+            [lake.data_path],
+        ).rowcount
+    assert moved == 1, lake.describe()
+    return settings
 
 
 def release_bytes(settings: Settings) -> dict[str, bytes]:
@@ -78,9 +92,9 @@ def test_an_unknown_name_in_a_page_holds_back_its_figures_and_the_rest_publishes
     released = (settings.exports / "latest" / "inference.json").read_text(encoding="utf-8")
     assert "Mystery Cloud" not in released and "410.0" not in released
     assert json.loads(released)["providers"]  # the rest went out
-    with connect(settings.database, read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         held = con.execute(
-            "SELECT status, held_back, suggestions FROM staging.label_resolution "
+            "SELECT status, held_back, suggestions FROM core.labels "
             "WHERE kind = 'provider' AND label = 'Mystery Cloud'"
         ).fetchall()
         figures = con.execute(
@@ -129,30 +143,31 @@ def test_markup_in_a_label_never_reaches_an_export(built, tmp_path, label):
 
 @pytest.mark.parametrize("history", ["appended", "from scratch"])
 def test_a_repeated_observation_key_stops_the_release(built, tmp_path, monkeypatch, history):
-    """The observations' key is checked a batch of snapshots at a time (a distinct count over a
-    quarter of half-hourly polls ran out of memory): a key seen twice within the snapshots a
-    build derived still stops the release, appended or derived from scratch."""
-    import pipeline.dagster.assets.core as core_assets
+    """The core is loaded and checked in one transaction (pipeline/warehouse/core.py): a figure
+    key seen twice in a core table stops the release and commits nothing, on a lake with a
+    history or on one built from scratch."""
+    import pipeline.warehouse.core as warehouse_core
 
     settings = copy_of(built, tmp_path)
     if history == "from scratch":
-        settings.database.unlink()
+        lake = lake_of(settings)
+        Path(lake.target).unlink()
+        shutil.rmtree(lake.data_path)
     before = release_bytes(settings)
     add_kimi_page(settings)
-    original = core_assets.build_core
+    original = warehouse_core.apply_marts
 
-    def repeating(con, **kwargs):
-        loaded = original(con, **kwargs)
+    def repeating(con):
         con.execute(
-            "INSERT INTO core.observations SELECT * FROM core.observations "
-            "WHERE snapshot_id LIKE 'aa-kimi-k2-6/%' ORDER BY snapshot_id DESC LIMIT 1"
+            "INSERT INTO core.cited_observations "
+            "SELECT * FROM core.cited_observations ORDER BY observation_id LIMIT 1"
         )
-        return loaded
+        return original(con)
 
-    monkeypatch.setattr(core_assets, "build_core", repeating)
+    monkeypatch.setattr(warehouse_core, "apply_marts", repeating)
     outcome = execute(settings)
     assert not outcome.success
-    assert "core_observations.matches_schema" in outcome.failed_checks
+    assert "core_tables.matches_schema" in outcome.failed_checks
     assert release_bytes(settings) == before
 
 
@@ -179,46 +194,24 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
 
 
 def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path, monkeypatch):
-    """A build freezes what it sets its run up with (pipeline/support/bulk.py), and its steps run
-    with it frozen; a process that runs many builds (the tests, a notebook) gets the collector
-    back enabled and nothing frozen."""
-    from pipeline.dagster.assets import release
+    """A build pauses the cyclic collector while it parses a chunk of snapshots (pipeline/
+    support/bulk.py); a process that runs many builds (the tests, a notebook) gets it back
+    enabled, and nothing frozen."""
+    import dataclasses
+
+    from pipeline.extract import PARSERS
 
     settings = copy_of(built, tmp_path)
     add_kimi_page(settings)
-    frozen_in_steps: list[int] = []
-    publish = release.publish_release
+    collecting_in_parse: list[bool] = []
+    parser = PARSERS["aa_provider_page"]
 
-    def publishing(*args, **kwargs):
-        frozen_in_steps.append(gc.get_freeze_count())
-        return publish(*args, **kwargs)
+    def recording(snapshot):
+        collecting_in_parse.append(gc.isenabled())
+        return parser.parse(snapshot)
 
-    monkeypatch.setattr(release, "publish_release", publishing)
+    monkeypatch.setitem(PARSERS, "aa_provider_page", dataclasses.replace(parser, parse=recording))
+    assert gc.isenabled()
     assert execute(settings).success
-    assert frozen_in_steps and frozen_in_steps[0] > 100_000  # modules, definitions, instance
+    assert collecting_in_parse == [False]  # the new page alone, parsed with the collector paused
     assert gc.isenabled() and gc.get_freeze_count() == 0
-
-
-def test_a_working_copy_slower_than_dagsters_start_is_whole_before_the_first_step(
-    built, tmp_path, monkeypatch
-):
-    """`speedbook build` makes the working copy while Dagster starts; a copy that takes longer
-    than that start must still be complete before any step opens it."""
-    from pipeline.warehouse import swap
-
-    settings = copy_of(built, tmp_path)
-    with connect(settings.database, read_only=True) as con:
-        before = con.execute("SELECT count(*) FROM core.snapshots").fetchone()[0]
-    add_kimi_page(settings)
-    original = swap._copy
-
-    def slow(source, destination, spare, stop=None):
-        time.sleep(3)  # Dagster is imported already in this process: its start takes less
-        return original(source, destination, spare, stop)
-
-    monkeypatch.setattr(swap, "_copy", slow)
-    outcome = execute(settings)
-    assert outcome.success, outcome.problems
-    assert outcome.warehouse_copy_seconds >= 3 and outcome.warehouse_copy_waited_seconds > 0
-    with connect(settings.database, read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM core.snapshots").fetchone()[0] == before + 1

@@ -1,24 +1,18 @@
 """A failed build ends with a short summary on stderr (what failed, its fix, where the whole log
 is) instead of Dagster's log; `--verbose` shows that log too. A parser rejection's summary and
---strict's are in test_keep_publishing.py; a refused --as-of, a missing snapshot store and a
-warehouse open for writing in test_warehouse_swap.py."""
+--strict's are in test_keep_publishing.py."""
 
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
 import pytest
+from test_build import copy_of
 
 from pipeline.support.locking import warehouse_lock
 from pipeline.support.settings import Settings
-
-
-def copy_of(built: Settings, root: Path) -> Settings:
-    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, root / "exports", symlinks=True)
-    return Settings.resolve(built.registry, root / "warehouse", root / "exports")
+from pipeline.warehouse.connection import lake_of
 
 
 def where(settings: Settings) -> list[str]:
@@ -34,12 +28,12 @@ def digest(path: Path) -> str:
 
 
 def break_traceability(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The traceability check finds an observation without its snapshot."""
-    import pipeline.dagster.assets.core as core
+    """The traceability check finds a snapshot in scope that no figure can be traced to."""
+    import pipeline.warehouse.checks as checks
 
-    # one untraceable more than the rows in scope, with the same parameters
-    broken = "SELECT count(*) + 1 FROM core.observations WHERE {scope}"
-    monkeypatch.setattr(core, "TRACEABILITY", broken)
+    # one untraceable snapshot more than there are
+    broken = "SELECT count(*) + 1 FROM core.snapshots WHERE in_scope"
+    monkeypatch.setattr(checks, "TRACEABILITY", broken)
 
 
 def break_catalog_export(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,8 +53,8 @@ def break_catalog_export(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         (
             break_traceability,
-            "core_observations.traceable_to_snapshot: ",
-            "fix: core.observations breaks its rule (pipeline/schema/core.py",
+            "core_tables.traceable_to_snapshot: core.observations: 1 snapshot(s) in scope",
+            "fix: the core breaks the check's rule (pipeline/warehouse/checks.py",
         ),
         (
             break_catalog_export,
@@ -74,7 +68,8 @@ def test_a_failed_build_says_what_failed_and_the_fix_in_a_few_lines(
     built, tmp_path, cli, monkeypatch, breaking, what, fix
 ):
     settings = copy_of(built, tmp_path)
-    database = digest(settings.database)
+    catalog = Path(lake_of(settings).target)
+    database = digest(catalog)
     breaking(monkeypatch)
     result = cli("build", "--force", *where(settings))
     assert result.status == 1
@@ -87,7 +82,7 @@ def test_a_failed_build_says_what_failed_and_the_fix_in_a_few_lines(
     assert any(line.strip().startswith(fix) for line in summary), summary
     assert summary[-1].startswith("details: Dagster run ") and "speedbook ui" in summary[-1]
     assert "Stack Trace" not in result.err and "Traceback" not in result.err
-    assert digest(settings.database) == database
+    assert digest(catalog) == database
     assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
 
     verbose = cli("build", "--force", "--verbose", *where(settings))

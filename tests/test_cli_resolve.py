@@ -185,7 +185,9 @@ def test_pending_groups_the_spellings_the_rules_put_together(built, cli, monkeyp
     rows = {(r["kind"], r["id"]): r for r in map(json.loads, result.out.splitlines())}
     flash = rows[("model", "deepseek-v4-flash")]
     spelt = {s["label"]: s["sources"] for s in flash["spellings"]}
-    assert spelt["deepseek/deepseek-v4-flash"] == "models-dev, openrouter, openrouter-endpoints"
+    assert spelt["deepseek/deepseek-v4-flash"] == (
+        "models-dev, openrouter, openrouter-endpoints, openrouter-frontend-stats"
+    )
     assert "DeepSeek V4 Flash (Reasoning, Max Effort)" in spelt  # an effort, not a model
     assert "accounts/fireworks/models/deepseek-v4-flash" in spelt
     assert all(set(c) == {"id", "score", "reason"} for c in flash["candidates"])

@@ -171,6 +171,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(600)
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_sigterm_stops_the_ui_with_its_webserver_daemon_and_code_servers(tmp_path, started):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BUNDLED_RAW
+from test_build import copy_of
 
 from pipeline.dagster.envelope import execute
 from pipeline.release.contracts import EXPORT_FILES, validate_directory
@@ -126,6 +127,7 @@ def june_build(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("point", POINTS)
 def test_publish_killed_at_each_point_leaves_releases_complete(june_build, tmp_path, point):
     exports = tmp_path / "exports"
@@ -166,12 +168,7 @@ def test_publish_killed_at_each_point_leaves_releases_complete(june_build, tmp_p
 def test_a_killed_build_never_damages_the_last_release(june_build, tmp_path):
     """`speedbook build` killed a few seconds in, then again just before the release folder is
     renamed into place; afterwards a build publishes normally and cleans up."""
-    root = tmp_path / "copy"
-    shutil.copytree(june_build.warehouse, root / "warehouse")
-    shutil.copytree(june_build.exports, root / "exports", symlinks=True)
-    settings = Settings.resolve(
-        BUNDLED_METADATA / "sources.toml", root / "warehouse", root / "exports"
-    )
+    settings = copy_of(june_build, tmp_path / "copy", BUNDLED_METADATA / "sources.toml")
     june = _hashes(settings.exports / JUNE)
     build = [sys.executable, "-m", "pipeline.cli", "build"]
 

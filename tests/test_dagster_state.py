@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 import pytest
 from conftest import BUNDLED_RAW, failures, materialize, progress_lines
 from test_build import copy_of
@@ -26,6 +25,7 @@ from pipeline.raw.snapshots import META_SUFFIX, SnapshotStore
 from pipeline.sources.registry import load_registry
 from pipeline.support.progress import LOGGER, log_to_stderr
 from pipeline.support.settings import BUNDLED_METADATA, Settings
+from pipeline.warehouse.connection import connect
 
 STAGES = {"inventory", "extract", "validate", "normalise", "load", "sql", "export"}
 UNREADABLE = "20261130T000000Z-aaaaaaaaaaaa.html" + META_SUFFIX
@@ -39,7 +39,7 @@ def _warehouse(tmp_path: Path, metadata: Path = BUNDLED_METADATA) -> Settings:
 
 
 def _query(settings: Settings, sql: str) -> list[tuple]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         return con.execute(sql).fetchall()
 
 
@@ -60,6 +60,7 @@ def _release_files(exports: Path) -> dict[str, bytes]:
 # --- the resource: read once per run -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_assets_of_a_run_share_one_inventory(tmp_path, monkeypatch):
     settings = _warehouse(tmp_path)
     (settings.raw_dir / "openrouter" / UNREADABLE).write_text("{not json")
@@ -120,6 +121,7 @@ def _extractions(settings: Settings, format_name: str) -> dict[str, str]:
     return dict(rows)  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e
 def test_an_edited_reviewed_file_reads_the_pages_that_read_it_again(tmp_path):
     metadata = tmp_path / "metadata"
     shutil.copytree(BUNDLED_METADATA, metadata)
@@ -148,6 +150,7 @@ def test_an_edited_reviewed_file_reads_the_pages_that_read_it_again(tmp_path):
     assert _extractions(settings, "platform_doc") == platforms_before
 
 
+@pytest.mark.e2e
 def test_a_broken_reviewed_file_fails_the_step_that_reads_it_by_name(tmp_path):
     metadata = tmp_path / "metadata"
     shutil.copytree(BUNDLED_METADATA, metadata)
@@ -215,17 +218,23 @@ def test_the_release_run_alone_reads_the_exports_the_last_run_stored(built, tmp_
     assert (settings.exports / "latest" / "inference.json").read_bytes() == before
 
 
-def test_a_document_orjson_cannot_write_goes_through_the_standard_library(tmp_path):
+def test_a_document_is_orjsons_bytes_and_one_it_cannot_write_replaces_nothing(tmp_path):
+    """orjson's bytes are the canonical bytes (no standard-library fallback): compact, keys
+    sorted, read back by another process's manager; a document orjson refuses (an integer past
+    64 bits) fails the step and the document stored before stays."""
     manager = resources.DocumentIOManager(base_dir=str(tmp_path))
     key = dg.AssetKey("out_inference")
-    document = {"b": 2**70, "a": [1.5, None, "é"]}  # an integer past 64 bits
+    document = {"b": 2**63 - 1, "a": [1.5, None, "é"]}
     manager.handle_output(dg.build_output_context(asset_key=key), document)
-    assert (tmp_path / "out_inference.json").read_text(encoding="utf-8") == (
-        ' {"a": [1.5, null, "é"], "b": 1180591620717411303424}'
-    )
+    stored = tmp_path / "out_inference.json"
+    assert stored.read_text(encoding="utf-8") == '{"a":[1.5,null,"é"],"b":9223372036854775807}'
     reader = resources.DocumentIOManager(base_dir=str(tmp_path))  # another process's, say
     loaded = reader.load_input(dg.build_input_context(asset_key=key))
-    assert loaded == document and isinstance(loaded["b"], int)  # not orjson's float
+    assert loaded == document and isinstance(loaded["b"], int)
+    with pytest.raises(TypeError, match="64-bit"):
+        manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2**70})
+    assert reader.load_input(dg.build_input_context(asset_key=key)) == document
+    assert [p.name for p in tmp_path.iterdir()] == ["out_inference.json"]  # no temporary left
     manager.handle_output(dg.build_output_context(asset_key=key), {"b": 2, "a": [1.5]})
     assert reader.load_input(dg.build_input_context(asset_key=key)) == {"a": [1.5], "b": 2}
 

@@ -62,8 +62,4 @@ def test_descriptions_keep_their_placeholders_when_dagster_renders_them(settings
         "Publishes exports/<version>/ and switches exports/latest"
         in _rendered(descriptions["out_release"])[0]
     )
-    assert (
-        "(<warehouse>/state/fetch/<source_id>.jsonl)"
-        in _rendered(descriptions["core_fetch_outcomes"])[0]
-    )
     assert "/models/<slug>/providers" in _rendered(descriptions["staging_aa_provider_page"])[0]

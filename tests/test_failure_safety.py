@@ -3,7 +3,6 @@ build, and failing fetches under --strict."""
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -11,22 +10,17 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import pytest
 from http_fixtures import FaultServer, ok, status
+from test_build import copy_of
 
 from pipeline.raw.snapshots import SnapshotStore, sha256_hex
 from pipeline.release.contracts import validate_directory
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 KIMI_PAGE = (Path(__file__).parent / "fixtures" / "aa_kimi_page.html").read_text()
-
-
-def copy_of(built: Settings, root: Path, registry: Path | None = None) -> Settings:
-    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, root / "exports", symlinks=True)
-    return Settings.resolve(registry or built.registry, root / "warehouse", root / "exports")
 
 
 def environment(settings: Settings, **extra: str) -> dict[str, str]:
@@ -51,8 +45,8 @@ def speedbook(settings: Settings, *args: str, **env: str) -> subprocess.Complete
 
 def state(settings: Settings) -> dict:
     """What must survive any crash: the committed warehouse, every snapshot, the release."""
-    with duckdb.connect(str(settings.database), read_only=True) as con:
-        build = con.execute("SELECT data_date, fingerprint FROM core.build_state").fetchall()
+    with connect(settings, read_only=True) as con:
+        build = con.execute("SELECT as_of, data_date FROM core.build_state").fetchall()
         counts = {
             t: con.execute(f"SELECT count(*) FROM core.{t}").fetchone()[0]
             for t in ("observations", "claims", "platform_models")

@@ -12,7 +12,6 @@ import gzip
 import json
 import logging
 
-import duckdb
 import pytest
 from api_world import (
     AA_MODELS,
@@ -33,6 +32,7 @@ from pipeline.raw.inventory import take_inventory
 from pipeline.raw.outcomes import read_outcomes, record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
+from pipeline.warehouse.connection import connect
 
 AA = "artificial-analysis-api"
 AA_PATH = "/api/v2/data/llms/models"
@@ -299,13 +299,14 @@ def test_the_plain_sources_refuse_what_their_format_cannot_read(api, source_id, 
     assert not api.store.list(source_id)
 
 
+@pytest.mark.e2e
 def test_a_skipped_outcome_is_loaded_into_the_warehouse(settings):
     from conftest import UP_TO_CORE, failures, materialize
 
     record_outcome(settings.raw_dir, AA, "skipped", "ARTIFICIAL_ANALYSIS_API_KEY not set")
     result = materialize(settings, UP_TO_CORE)
     assert result.success, failures(result)
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         rows = con.execute(
             "SELECT outcome, detail, attempts FROM core.fetch_outcomes WHERE source_id = ?", [AA]
         ).fetchall()

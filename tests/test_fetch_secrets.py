@@ -1,14 +1,16 @@
 """The keys are written nowhere: fetch the four machine-readable sources with sentinel keys from
 a server on 127.0.0.1 (through the command line, keys in the environment), build a release from
 that warehouse, then search every file under the warehouse (raw snapshots, outcome logs, the
-DuckDB file, the Dagster instance) and the exports for the keys: in the bytes as written, in
-every text column of the warehouse and of each Parquet file, and in gzip files decoded."""
+lake's catalog and Parquet files, the Dagster instance) and the exports for the keys: in the bytes
+as written, in every text column of the lake and of each Parquet file, and in gzip files
+decoded."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -29,6 +31,7 @@ from http_fixtures import by_key, keyed, ok, status
 
 from pipeline.dagster.envelope import execute
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect, lake_of
 
 FETCHED = ("openrouter-endpoints", "openrouter-providers", "artificial-analysis-api", "models-dev")
 MODELS = ("deepseek/deepseek-v4-flash", "openai/gpt-4o", "acme/gone")
@@ -58,10 +61,11 @@ def _text_hits(con: duckdb.DuckDBPyConnection, relation: str, secrets: list[str]
     return hits
 
 
-def _warehouse_hits(path, secrets: list[str]) -> list[str]:
-    with duckdb.connect(str(path), read_only=True) as con:
+def _warehouse_hits(settings: Settings, secrets: list[str]) -> list[str]:
+    with connect(settings, read_only=True) as con:
         tables = con.execute(
-            "SELECT table_schema, table_name FROM information_schema.tables"
+            "SELECT table_schema, table_name FROM information_schema.tables "
+            "WHERE table_catalog = current_database()"  # the lake's tables and views
         ).fetchall()
         return [
             hit
@@ -76,6 +80,7 @@ def _parquet_hits(path, secrets: list[str]) -> list[str]:
         return _text_hits(con, relation, secrets)
 
 
+@pytest.mark.e2e
 def test_sentinel_keys_are_written_nowhere(api, cli, monkeypatch):
     or_key, aa = openrouter_key(), aa_key()
     secrets = [or_key, aa]
@@ -117,7 +122,7 @@ def test_sentinel_keys_are_written_nowhere(api, cli, monkeypatch):
         )
     )
     assert built.success, built.failures + built.failed_checks
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         fetched = con.execute(
             "SELECT source_id, outcome FROM core.fetch_outcomes ORDER BY source_id"
         ).fetchall()
@@ -130,9 +135,9 @@ def test_sentinel_keys_are_written_nowhere(api, cli, monkeypatch):
 
     files = [p for root in (settings.warehouse, settings.exports) for p in root.rglob("*")]
     files = [p for p in files if p.is_file()]
-    assert any(p.suffix == ".duckdb" for p in files) and any(
-        settings.dagster_home in p.parents for p in files
-    )
+    catalog = Path(lake_of(settings).target)
+    assert catalog in files and any(p.suffix == ".parquet" for p in files)
+    assert any(settings.dagster_home in p.parents for p in files)
     assert any(settings.exports in p.parents for p in files)
     hits = []
     for path in files:
@@ -142,7 +147,7 @@ def test_sentinel_keys_are_written_nowhere(api, cli, monkeypatch):
         hits += [f"{path}" for secret in secrets if secret.encode() in data]
         if path.suffix == ".parquet":
             hits += [f"{path}: {hit}" for hit in _parquet_hits(path, secrets)]
-    hits += _warehouse_hits(settings.database, secrets)
+    hits += _warehouse_hits(settings, secrets)
     printed = result.out + result.err + "\n".join(lines)
     hits += [f"output: {secret[:6]}…" for secret in secrets if secret in printed]
     assert hits == []

@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 import pytest
 from conftest import CliResult, build_into
 
@@ -25,6 +24,7 @@ from pipeline.raw.outcomes import OutcomeRecord, record_outcome
 from pipeline.raw.snapshots import SnapshotMeta, format_utc
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect, lake_of
 
 Cli = Callable[..., CliResult]
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
@@ -101,7 +101,7 @@ def check_results(settings: Settings) -> dict[str, dg.AssetCheckEvaluation]:
 
 
 def source_health(settings: Settings) -> dict[str, dict[str, object]]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         cursor = con.execute("FROM mart.source_health")
         names = [d[0] for d in cursor.description]
         return {row[0]: dict(zip(names, row, strict=True)) for row in cursor.fetchall()}
@@ -149,6 +149,7 @@ def test_the_raw_assets_carry_no_freshness_policy_and_one_warning_check_each(set
         assert dg.AssetKey("mart_views") in {dep.asset_key for dep in spec.additional_deps}
 
 
+@pytest.mark.e2e
 def test_a_fetch_re_confirming_an_old_snapshot_makes_the_source_pass(tmp_path: Path):
     """Hand-made: a fetch at the data date found LLMPerf's Groq summary unchanged; the check
     passes with the re-confirmation, exactly as mart.source_health counts it fresh."""
@@ -237,8 +238,9 @@ def test_sources_shows_cadence_newest_snapshot_and_stale(settings: Settings, cli
 
 
 def test_sources_says_so_when_the_warehouse_cannot_be_read(settings: Settings, cli: Cli):
-    settings.database.parent.mkdir(parents=True, exist_ok=True)
-    settings.database.write_bytes(b"not a duckdb file")
+    catalog = Path(lake_of(settings).target)  # the lake's catalog, a SQLite file here
+    catalog.parent.mkdir(parents=True, exist_ok=True)
+    catalog.write_bytes(b"not a catalog")
     result = cli("sources")
     assert result.status == 0
     assert "note: the warehouse is busy or has no build yet" in result.err
@@ -249,7 +251,7 @@ def test_sources_reports_a_newest_snapshot_the_last_build_could_not_use(
 ):
     warehouse = tmp_path / "warehouse"
     shutil.copytree(built.warehouse, warehouse, symlinks=True)
-    with duckdb.connect(str(warehouse / "speedbook.duckdb")) as con:
+    with connect(Settings.resolve(warehouse=warehouse)) as con:
         con.execute(
             "UPDATE core.extractions SET status = 'damaged' "
             "WHERE snapshot_id = 'aa-kimi-k2-6/20261129T000000Z-efaf056cfc4d.html'"

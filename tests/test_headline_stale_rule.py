@@ -1,6 +1,7 @@
 """The headline rule with fresh and stale figures (sql/mart/20_provider_headline.sql): among
-fresh T1 figures the compilation's reference model wins; with only stale T1 figures the newest
-wins, whatever its model, and the reference model only breaks a tie on the date."""
+fresh T1 figures the compilation's reference model wins; with only stale figures the newest
+wins, whatever its model, and the reference model only breaks a tie on the date; a fresh T2
+figure comes before every stale one. The rule's text names the step, the tier and the method."""
 
 from __future__ import annotations
 
@@ -32,10 +33,15 @@ def test_with_only_stale_figures_the_newest_wins_over_the_reference_model(tmp_pa
         observations=[
             observation("bench-a", 500, model="llama", days_ago=400),  # reference, but old
             observation("bench-b", 200, model="kimi", days_ago=30),  # stale, and newer
-            REFERENCE,
+            REFERENCE,  # fresh, but its endpoint's current figure is bench-a's (T1 first)
         ],
     ).build()
-    assert headline(con) == ("kimi", 200, True, "stale: no fresh T1 figure" + AA_METHOD)
+    assert headline(con) == (
+        "kimi",
+        200,
+        True,
+        "stale: no fresh figure, the newest one; T1" + AA_METHOD,
+    )
 
 
 def test_with_only_stale_figures_of_one_date_the_reference_model_wins(tmp_path: Path):
@@ -64,5 +70,18 @@ def test_among_fresh_figures_the_reference_model_wins_over_a_newer_one(tmp_path:
         "llama",
         300,
         False,
-        "reference model named by the newest compilation" + AA_METHOD,
+        "reference model named by the newest compilation; T1" + AA_METHOD,
     )
+
+
+def test_a_fresh_t2_figure_comes_before_stale_t1_figures(tmp_path: Path):
+    con = Warehouse(
+        tmp_path / "w.duckdb",
+        observations=[
+            observation("bench-a", 500, model="llama", days_ago=400),  # stale T1
+            observation("bench-b", 200, model="kimi", days_ago=30),  # stale T1
+            observation("compiled", 450, model="qwen", days_ago=1, origin="compilation_figures"),
+            REFERENCE,
+        ],
+    ).build()
+    assert headline(con) == ("qwen", 450, False, "fastest fresh figure; T2" + AA_METHOD)

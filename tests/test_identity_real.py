@@ -54,6 +54,7 @@ def model(
     return models[(label, stable)]
 
 
+@pytest.mark.e2e
 def test_the_issues_examples(models):
     # one model, many spellings: Artificial Analysis, OpenRouter, Cloudflare and Bedrock
     llama = {
@@ -88,6 +89,7 @@ def test_the_issues_examples(models):
     assert us["family"] == "claude-sonnet-4.5"
 
 
+@pytest.mark.e2e
 def test_z_ai_and_zai_are_one_provider(table):
     providers = table[table["kind"] == "provider"].set_index("label")
     assert providers.loc["z-ai", "entity_id"] == providers.loc["zai", "entity_id"] == "z-ai"
@@ -126,6 +128,7 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.casefold())
 
 
+@pytest.mark.e2e
 def test_artificial_analysis_models_named_by_openrouters_stable_keys_share_their_id(models):
     """Independent of the rules: an Artificial Analysis slug that is, letters and digits alike,
     the tail of an OpenRouter model's hugging_face_id or canonical_slug names that model. Each
@@ -182,6 +185,7 @@ _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])")
 _DAY = re.compile(r"(?<!\d)(20\d\d)-?([01]\d)-?([0-3]\d)(?!\d)")
 
 
+@pytest.mark.e2e
 def test_no_two_labels_on_one_id_write_different_sizes_or_days(table):
     """An oracle apart from the rules: the parameter counts (70b, 1.5B) and the days
     (2024-11-20, 20241120) a label writes. Labels on one id never write different ones."""
@@ -211,6 +215,7 @@ def _catalogue(path: str) -> list[dict[str, object]]:
 AA_CAPTURED = datetime(2026, 5, 27, tzinfo=UTC).timestamp()
 
 
+@pytest.mark.e2e
 def test_an_unseen_poll_joins_as_well_as_the_captures_the_rules_were_written_from(table):
     """OpenRouter's July 2026 catalogue (344 models) was no input to the rules. Of its models
     that existed when Artificial Analysis was captured (2026-05-27), as large a share sits on an
@@ -228,6 +233,7 @@ def test_an_unseen_poll_joins_as_well_as_the_captures_the_rules_were_written_fro
     assert may > 0.5 and july >= may - 0.03, shares
 
 
+@pytest.mark.e2e
 def test_every_effort_artificial_analysis_writes_is_read(table):
     aa = table[(table["kind"] == "model") & table["sources"].str.contains(AA)]
     written = aa[
@@ -249,6 +255,7 @@ def test_every_effort_artificial_analysis_writes_is_read(table):
     assert not read["entity_id"].str.contains(r"minimal|xhigh|non-reasoning").any()
 
 
+@pytest.mark.e2e
 def test_every_label_of_the_corpus_resolves_or_is_kept_under_a_valid_id(table):
     stable = table[table["stable"] & table["kind"].isin(["model", "provider"])]
     assert set(stable["status"]) <= {"resolved", "unreviewed"}
@@ -266,6 +273,7 @@ def _sources_per_id(table: pd.DataFrame) -> dict[str, set[str]]:
     return found
 
 
+@pytest.mark.e2e
 def test_cloudflare_variants_land_on_their_model_with_their_variant(models):
     """Workers AI ids carry precision and speed suffixes: each lands on its model, the suffix
     read into the variant."""
@@ -281,6 +289,7 @@ def test_cloudflare_variants_land_on_their_model_with_their_variant(models):
         assert (row["precision"], row["service_tier"]) == variant, label
 
 
+@pytest.mark.e2e
 def test_platform_catalogues_join_the_other_sources(table):
     """Of the models Cloudflare's and Azure Foundry's catalogues list (69 and 24 ids), 48 and 22
     sit on an id another source names too (the rest are image, speech and embedding models no

@@ -7,26 +7,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import pytest
+from test_build import copy_of
 
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect, lake_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KIMI_PAGE = (FIXTURES / "aa_kimi_page.html").read_text()
 BROKEN = "openrouter-endpoints"
 OLDER_GOOD = "20260424T031746Z-7e2c04d720d9.json"  # its newest bundled snapshot
-
-
-def copy_of(built: Settings, root: Path) -> Settings:
-    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, root / "exports", symlinks=True)
-    return Settings.resolve(built.registry, root / "warehouse", root / "exports")
 
 
 def where(settings: Settings) -> list[str]:
@@ -53,7 +47,7 @@ def add(settings: Settings, source_id: str, data: bytes, when: datetime, extensi
 
 
 def counts(settings: Settings) -> dict[str, int]:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         tables = ("core.observations", "core.snapshots", "mart.current_figures", "mart.leaderboard")
         return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
@@ -89,6 +83,7 @@ def broken(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> tuple[S
     return settings, bad
 
 
+@pytest.mark.e2e
 def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
     settings, bad = broken
     before = counts(settings)
@@ -113,7 +108,7 @@ def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
     assert entry["kind"] == "rejected" and entry["snapshot"] == f"{BROKEN}/{bad}"
     assert entry["read_from"] == f"{BROKEN}/{OLDER_GOOD}" and entry["text"] == note
     # the warehouse: the extraction failed, the source is read from its last good snapshot
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         health = con.execute(
             "SELECT status, extraction_status, used_snapshot_id, extraction_error "
             "FROM mart.source_health WHERE source_id = ?",
@@ -125,7 +120,8 @@ def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
 
     # --strict: no release while it is in scope, and nothing analysts see changes
     published = sorted(p.name for p in settings.exports.iterdir())
-    database = settings.database.read_bytes()
+    catalog = Path(lake_of(settings).target)
+    database = catalog.read_bytes()
     strict = cli("build", "--strict", "--force", *where(settings))
     assert strict.status == 1
     strict_summary = summary_of(strict.err)
@@ -133,7 +129,7 @@ def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
     assert strict_summary[0].startswith("build failed: nothing published")
     assert note in [line.strip() for line in strict_summary]
     assert sorted(p.name for p in settings.exports.iterdir()) == published
-    assert settings.database.read_bytes() == database
+    assert catalog.read_bytes() == database
     # the skipped build (nothing changed) says the same again
     again = cli("build", *where(settings))
     assert again.status == 4 and note in again.err
@@ -151,7 +147,7 @@ def test_a_snapshot_whose_staged_rows_fail_their_check_is_rejected(built, tmp_pa
     assert cli("build", *where(settings)).status == 0
     assert kimi_figure(settings.exports / "latest") == 1030.0
     # a staged row broken after its extraction (a hand edit, a bug of an older parser)
-    with duckdb.connect(str(settings.database)) as con:
+    with connect(settings) as con:
         con.execute(
             "UPDATE staging.aa_endpoints SET ttft_s = -1 WHERE snapshot_id = ?",
             [f"aa-kimi-k2-6/{newer}"],

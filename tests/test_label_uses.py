@@ -2,23 +2,44 @@
 the build's scope, however the scope and the staging changed since they were kept, display names
 and hints (the stable keys beside a label) included."""
 
-import shutil
-
 import duckdb
 import pytest
 
 from pipeline.normalise.identity import Hints
-from pipeline.normalise.label_uses import hints_sql, label_uses, refresh_label_uses, spec_key
+from pipeline.normalise.label_uses import (
+    hints_sql,
+    label_uses,
+    refresh_label_uses,
+    scope_build,
+    spec_key,
+)
 from pipeline.normalise.labels import LABEL_COLUMNS, LabelColumn, parse_hints
+from pipeline.support.duck import quote_literal
 from pipeline.support.settings import Settings
-from pipeline.warehouse.staging import scope_build
+from pipeline.warehouse.connection import connect
+from pipeline.warehouse.lake import LAKE_ALIAS
 
 
 @pytest.fixture
 def staging(built: Settings, tmp_path) -> duckdb.DuckDBPyConnection:
+    """The built lake's schema staging (the staged frames and the kept counts), copied into a
+    DuckDB file of the test's own: the tests change it."""
     path = tmp_path / "w.duckdb"
-    shutil.copy(built.database, path)
-    return duckdb.connect(str(path))
+    with connect(built, read_only=True) as lake:
+        lake.execute(f"ATTACH {quote_literal(str(path))} AS copied")
+        lake.execute("CREATE SCHEMA copied.staging")
+        for (table,) in lake.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = ? "
+            "AND schema_name = 'staging'",
+            [LAKE_ALIAS],
+        ).fetchall():
+            lake.execute(
+                f"CREATE TABLE copied.staging.{table} AS FROM {LAKE_ALIAS}.staging.{table}"
+            )
+        lake.execute("DETACH copied")
+    con = duckdb.connect(str(path))
+    con.execute("SET TimeZone = 'UTC'")
+    return con
 
 
 def counted_afresh(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tuple]:

@@ -6,7 +6,6 @@ warehouse)."""
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import materialize
+from test_build import copy_of
 
 from pipeline.dagster.runner import dagster_instance
 from pipeline.normalise.entities import Resolver
@@ -53,6 +53,7 @@ def _add(settings: Settings, source_id: str, data: bytes, extension: str, kind: 
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(240)
 def test_suggestions_are_computed_only_for_reported_names(settings: Settings, tmp_path: Path):
     """100,000 OpenRouter models no alias matches (stable ids: unreviewed entities of their own)
@@ -83,8 +84,7 @@ def test_200000_unknown_names_give_short_messages_and_small_run_events(
 ):
     """Every one of 200,000 unknown providers is kept in staging.label_resolution; the check's
     message names five, and a run adds kilobytes to the Dagster instance, not 200 MB."""
-    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
-    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    settings = copy_of(built, tmp_path)
     rows = "".join(ROW.format(n=n, speed=100 + n % 500) for n in range(200_000))
     _add(settings, "aa-kimi-k2-6", AA_PAGE.format(rows=rows).encode(), "html", "text/html")
 
@@ -109,7 +109,7 @@ def test_200000_unknown_names_give_short_messages_and_small_run_events(
     metadata = json.dumps({k: str(v.value) for k, v in evaluation.metadata.items()})
     assert len(metadata) < 20_000, f"{len(metadata):,} characters of check metadata"
     assert after - before < 5_000_000, f"the run added {after - before:,} bytes to the instance"
-    # every name is kept (core_tables writes them to staging.label_resolution), with
+    # every name is kept (core_tables writes them to core.labels), with
     # suggestions only for those reported
     labels = result.output_for_node("staging_unresolved_names")
     mystery = labels.resolutions[labels.resolutions["label"].str.startswith("Mystery Cloud")]

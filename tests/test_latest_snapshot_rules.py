@@ -7,19 +7,19 @@ real build with a damaged catalogue snapshot checks the release."""
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import duckdb
 import pytest
 from mart_warehouse import DAY, Snapshot, Warehouse, observation, rows, snapshot_id
+from test_build import copy_of
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotMeta, SnapshotStore
 from pipeline.release.queries import read_inputs
 from pipeline.sources.registry import load_registry
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 
 CLOUDFLARE = "cloudflare-workers-ai"
 
@@ -156,18 +156,12 @@ def test_source_health_staleness_is_the_figures_rule_on_the_retrieval_time(
 # --- a real build: two catalogue snapshots, the newer one damaged on disk --------------------
 
 
-def _copy(built: Settings, root: Path) -> Settings:
-    shutil.copytree(built.warehouse, root / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, root / "exports", symlinks=True)
-    return Settings.resolve(built.registry, root / "warehouse", root / "exports")
-
-
 def _latest(settings: Settings, name: str) -> dict:
     return json.loads((settings.exports / "latest" / name).read_text(encoding="utf-8"))
 
 
 def _health(settings: Settings) -> dict:
-    with duckdb.connect(str(settings.database), read_only=True) as con:
+    with connect(settings, read_only=True) as con:
         (row,) = rows(con, "FROM mart.source_health WHERE source_id = ?", [CLOUDFLARE])
     return row
 
@@ -179,14 +173,15 @@ def _cloudflare_listing(settings: Settings) -> tuple[int, list[str]]:
     ]
     listed = platform["listed_models"]
     assert listed is not None and listed["count"] == catalog["total"]
-    assert [s["snapshot"] for s in listed["sources"]] == [s["snapshot"] for s in catalog["sources"]]
-    return catalog["total"], [s["snapshot"] for s in catalog["sources"]]
+    snapshots = [s["snapshot"] for s in catalog["catalogue_snapshots"]]
+    assert [s["snapshot"] for s in listed["sources"]] == snapshots
+    return catalog["total"], snapshots
 
 
 def test_a_damaged_newest_catalogue_snapshot_keeps_the_last_good_listing(
     built: Settings, tmp_path: Path
 ) -> None:
-    settings = _copy(built, tmp_path)
+    settings = copy_of(built, tmp_path)
     store = SnapshotStore(settings.raw_dir)
     (good,) = store.list(CLOUDFLARE)
     assert _cloudflare_listing(settings) == (75, [good.snapshot_id])

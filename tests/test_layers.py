@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "pipeline"
@@ -102,6 +103,7 @@ def _module_path(module: str) -> Path | None:
     return None
 
 
+@pytest.mark.e2e
 def test_every_name_imported_from_the_package_exists():
     """`from pipeline.x import name`, in the package and in the tests, names something x
     defines, or a submodule of x: read from the source, so an import inside a function that no

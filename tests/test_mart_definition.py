@@ -1,28 +1,21 @@
-"""The mart views and macros are created again only when their definition changes; the mart
-table (the current figures) is computed by every build. On a built warehouse."""
+"""The mart is defined by the files of sql/mart, applied in order by every build inside the core's
+own transaction (pipeline/warehouse/core.py), and checked there before anything commits: one
+headline per provider, a blocking check on the mart."""
 
 import shutil
+from pathlib import Path
 
 import dagster as dg
 import duckdb
 import pytest
-from test_build import add_kimi_page, copy_of
+from conftest import BUNDLED_RAW, UP_TO_CORE, failures, materialize
+from mart_warehouse import Warehouse, observation, rows
 
-import pipeline.warehouse.marts as marts
-from pipeline.dagster.envelope import execute
-from pipeline.dagster.runner import dagster_instance
+import pipeline.warehouse.core as core
+from pipeline.schema.mart import MART_VIEWS
+from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 from pipeline.warehouse.marts import MART_SQL, apply_marts
-
-TABLE_FILE = "11_current_figures_table.sql"
-
-
-@pytest.fixture
-def con(built, tmp_path):
-    path = tmp_path / "speedbook.duckdb"
-    shutil.copyfile(built.database, path)
-    with duckdb.connect(str(path)) as con:
-        con.execute("SET TimeZone = 'UTC'")
-        yield con
 
 
 def mart_state(con: duckdb.DuckDBPyConnection) -> tuple[list, list, list]:
@@ -37,110 +30,55 @@ def mart_state(con: duckdb.DuckDBPyConnection) -> tuple[list, list, list]:
     return headlines, comments, views
 
 
-def test_a_build_with_the_same_definition_computes_only_the_table(con):
+def test_every_mart_file_is_applied_in_order_and_again_gives_the_same_mart(tmp_path: Path):
+    con = Warehouse(
+        tmp_path / "w.duckdb",
+        [observation("bench-a", 300), observation("bench-b", 900, model="small", days_ago=1)],
+    ).build()
     before = mart_state(con)
-    assert apply_marts(con) == [TABLE_FILE]
+    assert before[0] and before[2]  # a headline, and views
+    assert apply_marts(con) == sorted(p.name for p in MART_SQL.glob("*.sql"))
     assert mart_state(con) == before
-    figures = con.execute("SELECT count(*) FROM mart.current_figures").fetchone()[0]
-    assert figures > 0
-    # what the build keeps changes: the table follows it, the views stay
-    con.execute(
-        "DELETE FROM core.current_observations WHERE endpoint_id IN "
-        "(SELECT endpoint_id FROM core.current_observations LIMIT 1)"
-    )
-    assert apply_marts(con) == [TABLE_FILE]
-    assert con.execute("SELECT count(*) FROM mart.current_figures").fetchone()[0] < figures
+    # the tables follow the core: a figure deleted from it leaves the current figures
+    con.execute("DELETE FROM core.observations WHERE source_id = 'bench-b'")
+    apply_marts(con)
+    assert rows(con, "SELECT source_id FROM mart.current_figures") == [{"source_id": "bench-a"}]
     comment = con.execute(
-        "SELECT comment FROM duckdb_columns() WHERE schema_name = 'mart' "
-        "AND table_name = 'current_figures' AND column_name = 'value'"
+        "SELECT comment FROM duckdb_tables() WHERE schema_name = 'mart' "
+        "AND table_name = 'current_figures'"
     ).fetchone()[0]
-    assert comment  # inherited again by the new table
+    assert comment == MART_VIEWS["current_figures"].summary  # pipeline/schema/mart.py
 
 
-def test_a_changed_view_file_creates_every_view_again(con, tmp_path, monkeypatch):
-    changed = tmp_path / "mart"
-    shutil.copytree(MART_SQL, changed)
-    comments = changed / "31_view_comments.sql"
-    comments.write_text(
-        comments.read_text(encoding="utf-8")
-        + "\nCOMMENT ON VIEW mart.leaderboard IS 'a new description';\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(marts, "MART_SQL", changed)
-    applied = apply_marts(con)
-    assert applied == sorted(p.name for p in changed.glob("*.sql"))
-    assert con.execute(
-        "SELECT comment FROM duckdb_views() WHERE schema_name = 'mart' "
-        "AND view_name = 'leaderboard'"
-    ).fetchone() == ("a new description",)
-    assert apply_marts(con) == [TABLE_FILE]  # and kept from then on
+def core_sources(settings: Settings) -> int:
+    with connect(settings, read_only=True) as con:
+        return con.execute("SELECT count(*) FROM core.sources").fetchone()[0]
 
 
-def test_a_view_dropped_by_hand_is_created_again(con):
-    before = mart_state(con)
-    con.execute("DROP VIEW mart.leaderboard")
-    assert len(apply_marts(con)) > 1
-    assert mart_state(con) == before
-
-
-def test_a_changed_core_comment_reaches_the_views_that_inherit_it(con):
-    con.execute("COMMENT ON COLUMN core.observations.quote IS 'the words, as written'")
-    assert len(apply_marts(con)) > 1
-    assert con.execute(
-        "SELECT comment FROM duckdb_columns() WHERE schema_name = 'mart' "
-        "AND table_name = 'published_observations' AND column_name = 'quote'"
-    ).fetchone() == ("the words, as written",)
-
-
-def test_a_damaged_definition_record_creates_every_view_again(con):
-    before = mart_state(con)
-    con.execute(f"DELETE FROM {marts.DEFINITION}")
-    assert len(apply_marts(con)) > 1
-    assert mart_state(con) == before
-    con.execute(f"DROP TABLE {marts.DEFINITION}")
-    assert len(apply_marts(con)) > 1
-    assert apply_marts(con) == [TABLE_FILE]
-
-
-def test_every_mart_file_is_a_definition_but_the_table():
-    data = [p.name for p in MART_SQL.glob("*.sql") if p.name.endswith(marts.DATA_SUFFIX)]
-    assert data == [TABLE_FILE]
-    text = (MART_SQL / TABLE_FILE).read_text(encoding="utf-8")
-    assert "CREATE OR REPLACE TABLE mart.current_figures" in text
-
-
-def test_a_second_build_keeps_the_views_and_computes_the_table(built, tmp_path):
-    """Through a whole build: one more page, and the mart step applies the table file alone."""
-    settings = copy_of(built, tmp_path)
-    add_kimi_page(settings)
-    assert execute(settings).success
-    with dagster_instance(settings) as instance:
-        event = instance.get_latest_materialization_event(dg.AssetKey("mart_views"))
-    metadata = event.asset_materialization.metadata
-    assert metadata["sql_applied"].value == TABLE_FILE
-
-
+@pytest.mark.e2e  # a build up to the core and mart, twice
 @pytest.mark.parametrize("twice", [False, True])
-def test_a_provider_with_two_headlines_fails_the_mart_check(built, tmp_path, monkeypatch, twice):
-    """`one_headline_per_provider` counts the headlines the step read: one provider's headline
-    shown twice fails it (blocking), the view as built passes it."""
-    from conftest import failures, materialize
-
-    import pipeline.dagster.assets.core as assets
-
-    settings = copy_of(built, tmp_path)
+def test_a_provider_with_two_headlines_fails_the_mart_check(tmp_path, monkeypatch, twice):
+    """`one_headline_per_provider` counts the headlines the build made: one provider's headline
+    shown twice fails it (blocking) and nothing commits; the view as built passes it."""
+    shutil.copytree(BUNDLED_RAW, tmp_path / "warehouse" / "raw")
+    settings = Settings.resolve(warehouse=tmp_path / "warehouse", exports=tmp_path / "exports")
 
     def applied(con: duckdb.DuckDBPyConnection) -> list[str]:
         files = apply_marts(con)
         if twice:  # the view's rows, with the first provider's row repeated
-            con.execute("CREATE OR REPLACE TABLE staging.headlines AS FROM mart.provider_headline")
             con.execute(
-                "CREATE OR REPLACE VIEW mart.provider_headline AS FROM staging.headlines "
-                "UNION ALL (FROM staging.headlines ORDER BY provider_id LIMIT 1)"
+                "CREATE OR REPLACE TABLE mart.headlines_once AS FROM mart.provider_headline"
+            )
+            con.execute(
+                "CREATE OR REPLACE VIEW mart.provider_headline AS FROM mart.headlines_once "
+                "UNION ALL (FROM mart.headlines_once ORDER BY provider_id LIMIT 1)"
             )
         return files
 
-    monkeypatch.setattr(assets, "apply_marts", applied)
-    result = materialize(settings, "key:mart_views")
+    monkeypatch.setattr(core, "apply_marts", applied)
+    result = materialize(settings, UP_TO_CORE)
     check = "mart_views.one_headline_per_provider"
     assert (check in failures(result)) is twice, failures(result)
+    materialized = {e.asset_key for e in result.get_asset_materialization_events() if e.asset_key}
+    assert (dg.AssetKey("mart_views") in materialized) is not twice
+    assert (core_sources(settings) == 0) is twice  # a failed check commits nothing

@@ -3,30 +3,41 @@
 logs added."""
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import duckdb
 import pytest
-from conftest import build_into
-from pipeline.warehouse.swap import target_database
+from conftest import BUNDLED_RAW, build_into
 
-from pipeline.dagster.envelope import execute
 from pipeline.raw.outcomes import record_outcome
 from pipeline.raw.snapshots import SnapshotStore
 from pipeline.sources.registry import load_registry
+from pipeline.support.duck import quote_literal
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import AS_OF_DATABASE, SCRATCH_ALIAS, connect
+from pipeline.warehouse.dictionary import undescribed
 
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"
 TOKENDYNO = "tokendyno-fastest-llm-inference-2026"
 
 
+@contextmanager
+def opened(settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A build's warehouse: the June builds' are --as-of builds, whose core and mart are a DuckDB
+    file of their own beside the lake (its staged facts are the lake's)."""
+    as_of = settings.state_dir / AS_OF_DATABASE
+    with connect(settings, read_only=True) as con:
+        if as_of.is_file():
+            con.execute(f"ATTACH {quote_literal(str(as_of))} AS {SCRATCH_ALIAS} (READ_ONLY)")
+            con.execute(f"USE {SCRATCH_ALIAS}")
+        yield con
+
+
 def rows(settings: Settings, sql: str, params: list | None = None) -> list[dict]:
-    """Rows of a build's warehouse: the June builds' are --as-of builds, in their own file."""
-    as_of = target_database(settings, JUNE)
-    database = as_of if as_of.is_file() else settings.database
-    with duckdb.connect(str(database), read_only=True) as con:
-        con.execute("SET TimeZone = 'UTC'")
+    with opened(settings) as con:
         cursor = con.execute(sql, params or [])
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -38,12 +49,13 @@ def june(tmp_path_factory) -> Settings:
 
 
 @pytest.fixture(scope="module")
-def conflicted(june, tmp_path_factory) -> Settings:
-    """The June warehouse plus a newer AA page where Cerebras runs 2,100 t/s instead of the
-    1,753 the compilation quotes (a day later: within the 7-day window), and fetch logs."""
+def conflicted(tmp_path_factory) -> Settings:
+    """The June build of the bundled snapshots plus a newer AA page where Cerebras runs 2,100 t/s
+    instead of the 1,753 the compilation quotes (a day later: within the 7-day window), and fetch
+    logs."""
     root = tmp_path_factory.mktemp("conflicted")
-    shutil.copytree(june.warehouse, root / "warehouse", symlinks=True)
-    settings = Settings.resolve(june.registry, root / "warehouse", root / "exports")
+    shutil.copytree(BUNDLED_RAW, root / "warehouse" / "raw")
+    settings = Settings.resolve(warehouse=root / "warehouse", exports=root / "exports")
     store = SnapshotStore(settings.raw_dir)
     page = store.read(store.list(AA_GPT_OSS)[0])
     assert page.count(b"<td>1,753.0</td>") == 1
@@ -71,15 +83,13 @@ def conflicted(june, tmp_path_factory) -> Settings:
     )
     # after the as-of time: the June build must not know about it
     record_outcome(raw, "aa-deepseek-r1", "failed", "timeout", at=datetime(2026, 7, 2, tzinfo=UTC))
-    outcome = execute(settings, JUNE)
-    assert outcome.success, outcome.failures + outcome.failed_checks
-    return settings
+    return build_into(root, as_of=JUNE)
 
 
 def test_leaderboard_ranks_the_june_live_table_like_the_seed(june):
     board = rows(
         june,
-        "SELECT rank, providers_ranked, provider_id, output_tokens_per_s, tier, source_id, stale "
+        "SELECT rank, endpoints_ranked, provider_id, output_tokens_per_s, tier, source_id, stale "
         "FROM mart.leaderboard WHERE model_id = 'gpt-oss-120b' AND reasoning_effort = 'high' "
         "AND service_tier = 'standard' AND precision = 'unknown' ORDER BY rank",
     )
@@ -91,8 +101,10 @@ def test_leaderboard_ranks_the_june_live_table_like_the_seed(june):
         (5, "groq", 477.6),
         (6, "deepinfra", 51.7),
     ]
-    assert {(r["tier"], r["source_id"], r["stale"], r["providers_ranked"]) for r in board} == {
-        ("T1", AA_GPT_OSS, False, 6)
+    # the bundled Artificial Analysis pages are reconstructions from the June compilation: their
+    # figures carry the tier of the document they were rebuilt from (T2)
+    assert {(r["tier"], r["source_id"], r["stale"], r["endpoints_ranked"]) for r in board} == {
+        ("T2", AA_GPT_OSS, False, 6)
     }
     llama = rows(
         june,
@@ -144,23 +156,24 @@ def test_peak_vs_live_has_the_eight_record_claims(june):
     ]
     by_id = {r["claim_id"]: r for r in claims}
     cerebras = by_id["cerebras-gpt-oss-120b-3000"]
-    assert (cerebras["live_value"], cerebras["live_tier"]) == (1753.0, "T1")
+    assert (cerebras["live_value"], cerebras["live_tier"]) == (1753.0, "T2")  # reconstructed
     assert cerebras["peak_to_live_ratio"] == pytest.approx(3000 / 1753)
     groq = by_id["groq-llama-3-3-70b-276"]  # the 2024 record sits below today's live median
     assert groq["peak_to_live_ratio"] == pytest.approx(276 / 322)
     maverick = by_id["cerebras-llama-4-maverick-2522"]
-    assert maverick["live_value"] is None  # Cerebras is not listed live on Maverick
-    assert (maverick["fastest_provider_id"], maverick["fastest_live_value"]) == (
-        "amazon-bedrock",
-        187.1,
-    )
-    assert maverick["peak_to_fastest_live_ratio"] == pytest.approx(2522 / 187.1)
+    # Cerebras is not listed live on Maverick; Bedrock is, but a claim is only ever set beside
+    # its own provider's endpoint (another provider's figure measures another system)
+    assert rows(
+        june,
+        "SELECT provider_id, value FROM mart.current_figures WHERE model_id = 'llama-4-maverick' "
+        "AND metric = 'output_tokens_per_s' AND precision = 'unknown' AND statistic = 'median'",
+    ) == [{"provider_id": "amazon-bedrock", "value": 187.1}]
+    assert maverick["live_value"] is None and maverick["peak_to_live_ratio"] is None
+    assert not {"fastest_provider_id", "fastest_live_value"} & set(maverick)
     per_user = by_id["nvidia-dgx-b200-llama-4-maverick-per-user"]
     assert (per_user["precision"], per_user["verified_by"]) == ("fp8", "Artificial Analysis")
     assert "speculative decoding" in per_user["technique"]
     aggregate = by_id["nvidia-dgx-b200-llama-4-maverick-aggregate"]
-    assert aggregate["fastest_live_value"] == 187.1
-    assert aggregate["peak_to_fastest_live_ratio"] is None  # never on the per-user scale
     # NVIDIA has no live figure of its own here, so this ratio is null either way; the rule is
     # pinned where it has one: tests/test_peak_vs_live_export.py
     assert aggregate["live_value"] is None and aggregate["peak_to_live_ratio"] is None
@@ -195,19 +208,33 @@ def test_disagreements_is_empty_on_the_bundled_corpus(june, built):
 
 
 def test_a_compilation_repeating_a_page_never_disputes_it(conflicted):
-    """The June article cites Artificial Analysis for its 1,753: it repeats the page, so the
-    page's next snapshot (2,100) is more than 10% away but not disputed by it (issue 16)."""
+    """The June article cites Artificial Analysis for its 1,753: the page's next snapshot (2,100,
+    more than 10% away) is the endpoint's current figure, and the article's repetition of the
+    older snapshot is that endpoint's history, compared with nothing (one current figure per
+    endpoint and measurement; independence itself: tests/test_independence.py)."""
     assert rows(conflicted, "SELECT * FROM mart.disagreements") == []
-    (pair,) = rows(
+    endpoint = "cerebras/gpt-oss-120b/unknown/standard/high"
+    figures = rows(
         conflicted,
-        "SELECT * FROM mart.observation_pairs WHERE a_source_id = ? AND b_source_id = ? "
-        "AND provider_id = 'cerebras' AND model_id = 'gpt-oss-120b' AND a_value = 2100",
-        [AA_GPT_OSS, TOKENDYNO],
+        "SELECT o.source_id, o.value, o.cited_source_id, o.observed_at, "
+        "o.observation_id IN (SELECT observation_id FROM mart.current_figures) AS current "
+        "FROM core.observations AS o WHERE o.endpoint_id = ? "
+        "AND o.metric = 'output_tokens_per_s' AND o.method = 'fixed-workload probe' "
+        "ORDER BY o.observed_at, o.source_id",
+        [endpoint],
     )
-    assert (pair["a_value"], pair["b_value"], pair["disagree"]) == (2100.0, 1753.0, True)
-    assert pair["same_measurement"] and not pair["independent"]
-    assert pair["a_observed_at"].date().isoformat() == "2026-06-29"
-    assert pair["b_quote"].startswith("1,753.0")
+    assert [(f["source_id"], f["value"], f["cited_source_id"], f["current"]) for f in figures] == [
+        (AA_GPT_OSS, 1753.0, None, False),
+        (TOKENDYNO, 1753.0, AA_GPT_OSS, False),
+        (AA_GPT_OSS, 2100.0, None, True),
+    ]
+    assert figures[-1]["observed_at"].date().isoformat() == "2026-06-29"
+    pairs = rows(
+        conflicted,
+        "SELECT * FROM mart.current_pairs WHERE provider_id = 'cerebras' "
+        "AND model_id = 'gpt-oss-120b'",
+    )
+    assert pairs == []
     (top,) = rows(
         conflicted,
         "SELECT provider_id, output_tokens_per_s, disputed_by, corroborated_by "
@@ -223,7 +250,14 @@ def test_source_health_on_the_june_build(june):
     assert len(health) == len(load_registry(june.registry))
     aa = health[AA_GPT_OSS]
     assert (aa["snapshots"], aa["extraction_status"], aa["rows_extracted"]) == (1, "ok", 6)
-    assert (aa["observations"], aa["age_days"], aa["stale"], aa["status"]) == (6, 0.0, False, "ok")
+    assert (aa["age_days"], aa["stale"], aa["status"]) == (0.0, False, "ok")
+    (speeds,) = rows(
+        june,
+        "SELECT count(*) AS n FROM core.observations WHERE snapshot_id = ? "
+        "AND metric = 'output_tokens_per_s'",
+        [aa["used_snapshot_id"]],
+    )
+    assert speeds["n"] == 6  # the six providers of the seed's live table
     assert aa["used_snapshot_id"] == aa["latest_snapshot_id"]  # the newest one is usable
     assert aa["last_fetch_outcome"] is None  # the bundled corpus was never fetched
     assert health["llmperf-groq-70b"]["status"] == "stale"
@@ -256,19 +290,18 @@ def test_source_health_reads_the_fetch_logs_up_to_the_as_of_time(conflicted):
 
 
 def test_every_mart_view_and_column_is_documented(june):
-    undocumented = rows(
-        june,
-        "SELECT v.view_name, c.column_name FROM duckdb_views() AS v "
-        "LEFT JOIN duckdb_columns() AS c "
-        "  ON c.schema_name = v.schema_name AND c.table_name = v.view_name "
-        "WHERE v.schema_name = 'mart' AND NOT v.internal "
-        "  AND (coalesce(v.comment, '') = '' OR coalesce(c.comment, '') = '')",
-    )
-    assert undocumented == []
-    views = {
-        r["view_name"]
-        for r in rows(june, "SELECT view_name FROM duckdb_views() WHERE schema_name = 'mart'")
-    }
+    """Each mart view carries its summary as its comment, and each column a description in the
+    mart's registry (pipeline/schema/mart.py), from which the data dictionary is written."""
+    with opened(june) as con:
+        assert [name for name in undescribed(con) if name.startswith("mart.")] == []
+        views = dict(
+            con.execute(
+                "SELECT view_name, coalesce(comment, '') FROM duckdb_views() "
+                "WHERE schema_name = 'mart' AND database_name = current_database() "
+                "AND NOT internal"
+            ).fetchall()
+        )
+    assert [name for name, comment in views.items() if not comment] == []
     assert {
         "leaderboard",
         "provider_headline",
@@ -277,7 +310,7 @@ def test_every_mart_view_and_column_is_documented(june):
         "disagreements",
         "source_health",
         "latest_snapshots",
-    } <= views
+    } <= set(views)
 
 
 def test_leaderboard_ranks_point_figures_not_bounds(built):
@@ -285,8 +318,7 @@ def test_leaderboard_ranks_point_figures_not_bounds(built):
     fireworks = "fireworks-ai/gpt-oss-120b/unknown/standard/-"
     current = rows(
         built,
-        "SELECT qualifier FROM mart.current_figures "
-        "WHERE endpoint_id = ? AND scope = 'live_median'",
+        "SELECT qualifier FROM mart.current_figures WHERE endpoint_id = ? AND scope = 'live'",
         [fireworks],
     )
     assert current == [{"qualifier": "up_to"}]

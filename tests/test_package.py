@@ -23,12 +23,28 @@ PIP = (sys.executable, "-m", "pip", "--quiet", "--no-input", "--disable-pip-vers
 OFFLINE = ("--no-deps", "--no-index")
 
 
+# the top-level folders a wheel carries inside the package (pyproject.toml's force-include),
+# where pipeline/support/settings.py looks first
+SHIPPED = {"sql": "pipeline/sql", "schemas": "pipeline/schemas"}
+
+
+def _in_wheel(name: str) -> str:
+    """Where the wheel holds the checkout's file `name`."""
+    top, _, rest = name.partition("/")
+    return f"{SHIPPED[top]}/{rest}" if top in SHIPPED else name
+
+
 def _tracked_package_data() -> list[str]:
-    """Every file under pipeline/ that git tracks and that is not Python source."""
+    """Every file under pipeline/ and the shipped folders that git tracks and that is not Python
+    source, named as the wheel holds it."""
     listed = subprocess.run(
-        ["git", "ls-files", "pipeline"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ["git", "ls-files", "pipeline", *SHIPPED],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
-    return sorted(name for name in listed if not name.endswith(".py"))
+    return sorted(_in_wheel(name) for name in listed if not name.endswith(".py"))
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +54,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO_ROOT / name, source / name)
-    shutil.copytree(
-        REPO_ROOT / "pipeline", source / "pipeline", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    for folder in ("pipeline", *SHIPPED):
+        shutil.copytree(
+            REPO_ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [*PIP, "wheel", *OFFLINE, "--no-build-isolation", "--wheel-dir", str(out), str(source)],
@@ -54,8 +71,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_every_data_file_of_the_package(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = _tracked_package_data()
-    assert any(name.endswith(".sql") for name in expected)
-    assert any(name.endswith(".schema.json") for name in expected)
+    assert any(name.startswith("pipeline/sql/") for name in expected)
+    assert any(name.startswith("pipeline/schemas/") for name in expected)
     assert "pipeline/metadata/sources.toml" in expected
     missing = [name for name in expected if name not in names]
     assert missing == [], f"package data left out of the wheel: {missing}"

@@ -140,6 +140,7 @@ def test_invalid_utf8(groq: bytes) -> None:
     refused(bundled(GROQ), edit(groq, b"deterministic", b"determ\xe9nistic"), "not valid utf-8")
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(30)
 def test_a_10_mb_line_of_digits_is_read_in_linear_time(groq: bytes) -> None:
     # A backtracking figure pattern took 25 s on 10,000 digits; 10 MB would never finish.

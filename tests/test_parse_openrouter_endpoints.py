@@ -552,6 +552,7 @@ def test_errors_start_with_the_snapshot_id(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{SOURCE_ID}/20260613T100000Z-")
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_a_response_of_100000_endpoints_parses_in_reasonable_time(tmp_path: Path) -> None:
     document = json.loads(FLASH)
@@ -578,7 +579,7 @@ def test_the_percentile_columns_are_the_models_and_the_core_sqls() -> None:
     model = FRAMES["openrouter_endpoints"].to_schema().columns
     assert columns <= set(model)
     assert {c for c in model if c.startswith(("output_tokens_per_s_", "ttft_s_"))} == columns
-    sql = (SQL_DIR / "core" / "10_measured_observations.sql").read_text(encoding="utf-8")
+    sql = (SQL_DIR / "core" / "10_observations.sql").read_text(encoding="utf-8")
     unpivoted = re.search(r"UNPIVOT routed\s+ON (.*?)\s+INTO", sql, re.DOTALL)
     assert unpivoted is not None
     assert {name.strip() for name in unpivoted.group(1).split(",")} == columns

@@ -161,7 +161,7 @@ def test_a_response_that_cannot_be_read_stays_that_members_problem(tmp_path):
     assert pd.isna(problems[0])
     assert problems[1:] == [
         "HTTP 404",
-        "not valid JSON: Expecting value at line 1",
+        "not valid JSON: expected value at line 1 column 1",  # jiter's words
         "expected {'data': {'id': 'creator/model', 'endpoints': [endpoint, ...]}}",
         "expected {'data': {'id': 'creator/model', 'endpoints': [endpoint, ...]}}: data.id is "
         "not a non-empty string",

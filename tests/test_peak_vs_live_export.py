@@ -82,12 +82,17 @@ def test_export_mart_and_preview_agree_on_every_claim_of_the_bundled_build(built
     with connect(built, read_only=True) as con:
         assert assert_export_mart_and_preview_agree(con, documents) == 9
     claims = {c["id"]: c for p in documents["inference.json"]["providers"] for c in p["claims"]}
-    # Cerebras's own 1,753 t/s on gpt-oss-120b is June's and stale, and still its own endpoint's:
-    # no other provider's faster figure stands beside its claim
+    # Cerebras's live figures on gpt-oss-120b are all stale: its newest is OpenRouter's routed
+    # p50 of July on Cerebras's own FP16 endpoint (the claim's precision is unknown, so any of
+    # its precisions is its own); no other provider's faster figure stands beside its claim
     cerebras = claims["cerebras-gpt-oss-120b-3000"]
-    assert cerebras["live"]["endpoint"] == "cerebras/gpt-oss-120b/unknown/standard/high"
-    assert (cerebras["live"]["value"], cerebras["live"]["stale"]) == (1753.0, True)
-    assert cerebras["peak_to_live_ratio"] == round(3000 / 1753, 2)
+    assert cerebras["live"]["endpoint"] == "cerebras/gpt-oss-120b/fp16/standard/-~fp16"
+    assert (cerebras["live"]["source"], cerebras["live"]["statistic"]) == (
+        "openrouter-frontend-stats",
+        "p50",
+    )
+    assert (cerebras["live"]["value"], cerebras["live"]["stale"]) == (532.0, True)
+    assert cerebras["peak_to_live_ratio"] == round(3000 / 532, 2)
     page = render_preview(documents)
     assert "Fastest live on model" not in page and "fastest live median" not in page
 

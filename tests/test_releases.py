@@ -131,6 +131,7 @@ def _changes(scenario: Scenario, version: str) -> dict:
 # --- versions and time travel -------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_as_of_june_gives_the_june_picture_and_the_default_build_the_later_one(scenario):
     june, november = _inference(scenario, JUNE), _inference(scenario, NOVEMBER)
     assert june["as_of"] == "2026-06-30T23:59:59Z"
@@ -143,6 +144,7 @@ def test_as_of_june_gives_the_june_picture_and_the_default_build_the_later_one(s
     assert _speed(november, "cerebras", "llama-3.3-70b-instruct") == 2314.0
 
 
+@pytest.mark.e2e
 def test_versions_follow_the_data_date_and_latest_the_newest(scenario):
     assert scenario.versions[scenario.step("june")] == [JUNE]
     assert scenario.versions[scenario.step("all")] == [JUNE, NOVEMBER]
@@ -157,6 +159,7 @@ def test_versions_follow_the_data_date_and_latest_the_newest(scenario):
         )
 
 
+@pytest.mark.e2e
 def test_a_second_build_over_unchanged_inputs_skips_the_run(scenario):
     """The build fingerprint matches the last successful build: the runner says so and returns
     before Dagster runs, so the publish step never speaks."""
@@ -168,6 +171,7 @@ def test_a_second_build_over_unchanged_inputs_skips_the_run(scenario):
     assert any(f"published release {NOVEMBER}" in x for x in scenario.lines[scenario.step("all")])
 
 
+@pytest.mark.e2e
 def test_a_forced_build_of_the_same_content_publishes_nothing_and_says_so(scenario):
     """--force runs the whole graph; the publish step finds exports identical to 2026.11.29."""
     lines = scenario.lines[scenario.step("forced")]
@@ -178,6 +182,7 @@ def test_a_forced_build_of_the_same_content_publishes_nothing_and_says_so(scenar
     assert not any("published release" in line for line in lines), lines
 
 
+@pytest.mark.e2e
 def test_every_release_is_complete_and_valid(scenario):
     exports = scenario.settings.exports
     for version in list_versions(exports):
@@ -192,6 +197,7 @@ def test_every_release_is_complete_and_valid(scenario):
 # --- changelogs ---------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_first_release_says_it_is_the_first(scenario):
     changes = _changes(scenario, JUNE)
     assert changes["first_release"] is True and changes["from"] is None
@@ -201,6 +207,7 @@ def test_the_first_release_says_it_is_the_first(scenario):
     assert "This is the first release" in text
 
 
+@pytest.mark.e2e
 def test_the_november_changelog_compares_with_june(scenario):
     changes = _changes(scenario, NOVEMBER)
     assert changes["from"]["version"] == JUNE and changes["to"]["version"] == NOVEMBER
@@ -215,6 +222,7 @@ def test_the_november_changelog_compares_with_june(scenario):
     assert "deepinfra/gpt-oss-120b/unknown/standard/high" in newly_stale
 
 
+@pytest.mark.e2e
 def test_an_added_snapshot_with_a_changed_figure_gives_a_release_naming_it(scenario):
     changes = _changes(scenario, NOVEMBER_1)
     assert changes["from"]["version"] == NOVEMBER
@@ -235,6 +243,7 @@ def test_an_added_snapshot_with_a_changed_figure_gives_a_release_naming_it(scena
 # --- the commands -------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_diff_between_june_and_november_lists_groq_322_to_321(scenario, cli):
     exports = str(scenario.settings.exports)
     result = cli("diff", JUNE, NOVEMBER, "--exports", exports)
@@ -247,6 +256,7 @@ def test_diff_between_june_and_november_lists_groq_322_to_321(scenario, cli):
     assert json.loads(as_json.out) == _changes(scenario, NOVEMBER)
 
 
+@pytest.mark.e2e
 def test_diff_defaults_to_the_two_newest_releases(scenario, cli):
     result = cli("diff", "--exports", str(scenario.settings.exports))
     assert result.status == 0, result.err
@@ -260,6 +270,7 @@ def test_diff_defaults_to_the_two_newest_releases(scenario, cli):
     assert folders.status == 0 and "| 322.0 tokens/s | 333.0 tokens/s |" in folders.out
 
 
+@pytest.mark.e2e
 def test_releases_lists_versions_with_data_date_and_what_changed(scenario, cli):
     result = cli("releases", "--exports", str(scenario.settings.exports))
     assert result.status == 0, result.err
@@ -285,6 +296,7 @@ def _one_line_error(result, *fragments: str) -> None:
         assert fragment in result.err
 
 
+@pytest.mark.e2e
 def test_diff_errors_are_one_line(scenario, cli, tmp_path):
     exports = scenario.settings.exports
     _one_line_error(
@@ -299,6 +311,7 @@ def test_diff_errors_are_one_line(scenario, cli, tmp_path):
     _one_line_error(cli("diff", "--exports", str(tmp_path / "none")), "has 0")
 
 
+@pytest.mark.e2e
 def test_a_damaged_release_folder_is_reported_not_compared(scenario, cli, tmp_path):
     copy = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, copy, symlinks=True)
@@ -336,6 +349,7 @@ def _render_from(folder: Path, data_date: str | None = None):
     return render
 
 
+@pytest.mark.e2e
 def test_content_equal_to_an_older_release_of_the_date_is_a_new_release(scenario, tmp_path):
     """Reverting to what 2026.11.29 said differs from the newest (.1), so it is published."""
     exports = scenario.settings.exports
@@ -346,6 +360,7 @@ def test_content_equal_to_an_older_release_of_the_date_is_a_new_release(scenario
     assert (same.version, same.is_new) == (NOVEMBER_1, False)
 
 
+@pytest.mark.e2e
 def test_releases_are_compared_by_content_not_by_bytes(scenario, tmp_path):
     """The newest release of the date re-encoded (the standard library's bytes, recorded in its
     datapackage.json) says the same: nothing new. A newer data date (a poll's) is new."""
@@ -371,6 +386,7 @@ def test_releases_are_compared_by_content_not_by_bytes(scenario, tmp_path):
     assert (plan.version, plan.is_new) == ("2026.11.29.2", True)
 
 
+@pytest.mark.e2e
 def test_publishing_the_same_exports_again_publishes_nothing_and_says_so(scenario, tmp_path):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -386,6 +402,7 @@ def _hashes_of(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.e2e
 def test_another_as_of_bound_over_the_same_snapshots_is_nothing_new(scenario):
     """`build --as-of 2026-07-15` reads the same snapshots as --as-of 2026-06-30."""
     exports = scenario.settings.exports
@@ -399,6 +416,7 @@ def test_another_as_of_bound_over_the_same_snapshots_is_nothing_new(scenario):
     assert (plan.version, plan.is_new) == (JUNE, False)
 
 
+@pytest.mark.e2e
 def test_populate_callbacks_add_content_before_the_rename(scenario, tmp_path):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -416,6 +434,7 @@ def test_populate_callbacks_add_content_before_the_rename(scenario, tmp_path):
     assert os.readlink(exports / "latest") == "2026.12.01"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("failure", ["raises", "clobbers an export"])
 def test_a_failing_populate_callback_publishes_nothing(scenario, tmp_path, failure):
     exports = tmp_path / "exports"
@@ -454,6 +473,7 @@ class _Beside:
         self.calls.append("stop")
 
 
+@pytest.mark.e2e
 def test_work_begun_beside_the_changelog_is_waited_for_before_the_rename(scenario, tmp_path):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -474,6 +494,7 @@ def test_work_begun_beside_the_changelog_is_waited_for_before_the_rename(scenari
     assert validate_directory(folder) == {name: [] for name in EXPORT_FILES}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("where", ["the begun work", "the changelog"])
 def test_a_failure_beside_or_in_the_changelog_publishes_nothing_and_stops_the_work(
     scenario, tmp_path, monkeypatch, where
@@ -501,6 +522,7 @@ def test_a_failure_beside_or_in_the_changelog_publishes_nothing_and_stops_the_wo
     assert os.readlink(exports / "latest") == NOVEMBER_1
 
 
+@pytest.mark.e2e
 def test_work_begun_for_a_release_with_nothing_new_is_stopped_and_its_folder_removed(
     scenario, tmp_path
 ):
@@ -561,6 +583,7 @@ def _publish_day(exports: Path, documents: dict, day: int) -> publish.PublishRes
     return result
 
 
+@pytest.mark.e2e
 def test_publishing_hashes_only_the_previous_release_and_the_new_one(scenario, tmp_path, hashing):
     """With five earlier releases, a publish checks the release its changelog compares with
     (once) and its own staging folder; older releases are never re-hashed."""
@@ -580,6 +603,7 @@ def test_publishing_hashes_only_the_previous_release_and_the_new_one(scenario, t
     assert os.readlink(exports / "latest") == "2026.12.03"
 
 
+@pytest.mark.e2e
 def test_a_damaged_previous_release_is_skipped_for_the_next_one(scenario, tmp_path, hashing):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -606,6 +630,7 @@ def _only(exports: Path, versions: list[str], target: Path) -> Path:
     return target
 
 
+@pytest.mark.e2e
 def test_history_hashes_each_new_release_once_and_known_ones_never(scenario, tmp_path, hashing):
     with connect(_empty_lake(tmp_path / "lake")) as con:
         hashing.folders.clear()
@@ -631,6 +656,7 @@ def _history_rows(settings: Settings, version: str) -> tuple[list[tuple], list[t
         return releases, figure.fetchall()
 
 
+@pytest.mark.e2e
 def test_history_records_what_a_publish_wrote_without_parsing_it_again(
     scenario, tmp_path, hashing, monkeypatch
 ):
@@ -663,6 +689,7 @@ def test_history_records_what_a_publish_wrote_without_parsing_it_again(
     assert rows["written"] == rows["read-back"] and len(rows["written"][1]) > 0
 
 
+@pytest.mark.e2e
 def test_history_reads_back_a_folder_that_is_not_what_the_publish_wrote(scenario, tmp_path):
     """What a publish says it wrote is taken only for a folder holding those very bytes: another
     release's is read from the folder itself, and a damaged one is not recorded."""
@@ -691,6 +718,7 @@ def test_history_reads_back_a_folder_that_is_not_what_the_publish_wrote(scenario
     assert releases[0][1] == datetime(2026, 12, 1, tzinfo=UTC)  # its own data date
 
 
+@pytest.mark.e2e
 def test_history_rows_are_the_changelog_figures(scenario):
     """One reader of live figures: history.release_figures holds what changelogs compare."""
     documents = read_release(scenario.settings.exports / NOVEMBER_1)
@@ -716,6 +744,7 @@ def test_history_rows_are_the_changelog_figures(scenario):
     assert figure_rows(NOVEMBER_1, documents, first) == rows[:3]
 
 
+@pytest.mark.e2e
 def test_one_publisher_at_a_time(scenario, tmp_path):
     exports = tmp_path / "exports"
     shutil.copytree(scenario.settings.exports, exports, symlinks=True)
@@ -729,6 +758,7 @@ def test_one_publisher_at_a_time(scenario, tmp_path):
 # --- history in the warehouse -------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_history_keeps_every_release_across_rebuilds(scenario):
     with connect(scenario.settings, read_only=True) as con:
         rows = con.execute(
@@ -759,6 +789,7 @@ def test_history_keeps_every_release_across_rebuilds(scenario):
         assert unknown == 0  # endpoint ids spelled as the core tables spell them
 
 
+@pytest.mark.e2e
 def test_figure_history_shows_an_endpoint_over_releases_and_snapshots(scenario):
     with connect(scenario.settings, read_only=True) as con:
         rows = con.execute(
@@ -779,6 +810,7 @@ def test_figure_history_shows_an_endpoint_over_releases_and_snapshots(scenario):
         assert len(tables) == 3 and all(comment for _, comment in tables)
 
 
+@pytest.mark.e2e
 def test_a_warehouse_that_missed_releases_catches_up_from_the_folders(scenario, tmp_path):
     with connect(_empty_lake(tmp_path / "lake")) as con:
         added = record_releases(con, scenario.settings.exports)

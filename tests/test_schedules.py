@@ -1,6 +1,7 @@
 """The schedules: one per cadence of the registry's [cadences] table, at its cron string; a tick
 requests a run of the cadence's refresh job when a source of it is due, tagged with the
-warehouse that the instance's run queue starts one run at a time for."""
+warehouse that the instance's run queue starts one run at a time for. Beside them, the lake's
+maintenance has a schedule of its own (pipeline/dagster/maintenance.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from dagster._core.test_utils import create_run_for_test
 from dagster._utils.schedules import cron_string_iterator, is_valid_cron_string
 
+from pipeline.dagster.maintenance import MAINTAIN_CRON, MAINTAIN_JOB
 from pipeline.dagster.runner import dagster_instance, instance_yaml
 from pipeline.dagster.schedules import (
     CADENCE_TAG,
@@ -65,6 +67,10 @@ def test_one_schedule_per_cadence_a_source_has_at_the_registry_cron_string(tmp_p
     crons = load_crons(settings.registry)
     used = {source.cadence for source in load_registry(settings.registry).values()}
     schedules = _schedules(_definitions(settings))
+    # and the lake's own maintenance, at its fixed time (pipeline/dagster/maintenance.py)
+    maintain = schedules.pop(f"{MAINTAIN_JOB}_schedule")
+    assert (maintain.cron_schedule, maintain.job_name) == (MAINTAIN_CRON, MAINTAIN_JOB)
+    assert maintain.default_status == dg.DefaultScheduleStatus.STOPPED
     assert set(schedules) == {f"refresh_{cadence}_schedule" for cadence in crons if cadence in used}
     assert "refresh_half_hourly_schedule" in schedules and "refresh_daily_schedule" in schedules
     assert "quarterly" in crons and "quarterly" not in used  # no source: no schedule
@@ -136,7 +142,9 @@ def test_a_registry_without_cadences_loads_and_has_no_schedules(tmp_path):
     settings = _settings(tmp_path, text)
     assert load_crons(settings.registry) == {}
     defs = _definitions(settings)
-    assert not list(defs.schedules or ()) and {job.name for job in defs.jobs or ()} == {"build"}
+    # no refresh schedule or job: only the build and the lake's maintenance
+    assert set(_schedules(defs)) == {f"{MAINTAIN_JOB}_schedule"}
+    assert {job.name for job in defs.jobs or ()} == {"build", MAINTAIN_JOB}
 
 
 CRONS = [
@@ -397,10 +405,11 @@ def test_speedbook_ui_passes_schedules_running_and_notes_a_queue_without_the_lim
     monkeypatch.setenv("DAGSTER_HOME", str(settings.dagster_home))  # restored after the test
     launched: list[dict[str, str]] = []
 
-    def execve(_path: str, _argv: list[str], env: dict[str, str]) -> None:
-        launched.append(env)
+    def supervise(_command: list[str], env: dict[str, str]) -> int:
+        launched.append(dict(env))
+        return 0  # dagster dev is never started here (tests/test_cli_ui.py starts it)
 
-    monkeypatch.setattr(ui.os, "execve", execve)
+    monkeypatch.setattr(ui, "supervise", supervise)
     args = ["--registry", str(settings.registry), "--warehouse", str(settings.warehouse)]
     main(["ui", *args])
     assert "SPEEDBOOK_SCHEDULES" not in launched[-1]

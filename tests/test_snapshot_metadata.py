@@ -374,8 +374,8 @@ def test_the_listing_cache_gives_back_every_field_of_every_record(tmp_path: Path
     )
     read = store.list()  # read from the records, and cached
     cache = json.loads((tmp_path / ".snapshot-index.json").read_text())
-    assert cache["version"] == 5 and cache["fields"] == [f for f in snapshots._MetaIndex.FIELDS]
-    assert {len(v) for e in cache["entries"].values() for v in e.values()} == {12}
+    assert cache["version"] == 6 and cache["fields"] == [f for f in snapshots._MetaIndex.FIELDS]
+    assert {len(v) for e in cache["entries"].values() for v in e.values()} == {13}
     for path in tmp_path.glob(f"*/*{META_SUFFIX}"):
         path.write_text("not a record")  # from here on, only the cache can give them
     assert store.list() == read

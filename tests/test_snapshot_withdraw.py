@@ -35,7 +35,8 @@ def test_add_refuses_bytes_its_parser_rejects_unless_forced(settings, cli, tmp_p
     assert refused.status == 2
     assert refused.err.strip() == (
         f"speedbook snapshot: error: {response}: the openrouter_endpoints parser cannot read it: "
-        "no endpoint could be read from the response: not valid JSON: Expecting value at line 1; "
+        "no endpoint could be read from the response: not valid JSON: expected value at line 1 "
+        "column 1; "
         "nothing stored (--force stores it anyway)"
     )
     assert stored(settings) == before

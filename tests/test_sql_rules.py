@@ -18,7 +18,7 @@ def warehouse(tmp_path):
 AA_METHOD = "; method: fixed-workload probe (median)"  # the rule names the method
 
 
-def current(con, endpoint="p/m/unknown/standard/-", scope="live_median"):
+def current(con, endpoint="p/m/unknown/standard/-", scope="live"):
     return con.execute(
         "SELECT source_id, value, corroborating_sources, corroborated_by, disputed_by, stale "
         "FROM mart.current_figures WHERE endpoint_id = ? AND scope = ?",
@@ -38,23 +38,47 @@ def test_tier_beats_date_and_date_breaks_ties(warehouse):
 
 
 def test_corroboration_and_disagreement_windows(warehouse):
+    """Each endpoint has one current figure per measurement; current figures of comparable
+    endpoints (a precision or an effort stated on one side only) are compared."""
     con = warehouse(
         [
             observation("bench-a", 300, days_ago=0),
-            observation("compiled", 320, days_ago=2),  # within 10% and 7 days: corroborates
-            observation("bench-b", 340, days_ago=6),  # 13% above, within 7 days: disputes
-            observation(
-                "vendor", 400, days_ago=20, role="row"
-            ),  # over 7 days from all: not compared
+            # within 10% and 7 days: corroborates
+            observation("compiled", 320, days_ago=2, effort="high"),
+            # 13% above, within 7 days: disputes
+            observation("bench-b", 340, days_ago=6, precision="fp8"),
+            # over 7 days from all: not compared
+            observation("vendor", 400, days_ago=20, effort="low", role="row"),
         ]
     )
     source, value, count, corroborated, disputed, _stale = current(con)
     assert (source, value) == ("bench-a", 300)
     assert (count, corroborated, disputed) == (1, ["compiled"], ["bench-b"])
     pairs = con.execute(
-        "SELECT a_source_id, b_source_id FROM mart.observation_pairs WHERE disagree ORDER BY 1, 2"
+        "SELECT a_source_id, b_source_id, disagree FROM mart.current_pairs ORDER BY 1, 2"
     ).fetchall()
-    assert pairs == [("bench-a", "bench-b"), ("bench-b", "bench-a")]  # 340 vs 320 is within 10%
+    assert pairs == [  # 340 vs 320 is within 10%; the vendor's figure pairs with none
+        ("bench-a", "bench-b", True),
+        ("bench-a", "compiled", False),
+        ("bench-b", "bench-a", True),
+        ("bench-b", "compiled", False),
+        ("compiled", "bench-a", False),
+        ("compiled", "bench-b", False),
+    ]
+
+
+def test_one_endpoint_has_one_current_figure_per_measurement(warehouse):
+    """Figures of one endpoint, method and statistic are one current figure (the best tier, then
+    the newest): the others are history, never compared with it."""
+    con = warehouse(
+        [
+            observation("bench-a", 300, days_ago=0),
+            observation("bench-b", 400, days_ago=1),
+            observation("compiled", 300, days_ago=0),
+        ]
+    )
+    assert current(con)[:5] == ("bench-a", 300, 0, [], [])
+    assert con.execute("SELECT count(*) FROM mart.current_pairs").fetchone()[0] == 0
 
 
 def test_scopes_are_never_compared(warehouse):
@@ -67,7 +91,7 @@ def test_scopes_are_never_compared(warehouse):
     )
     assert current(con)[2:5] == (0, [], [])
     assert current(con, scope="peak_per_user")[:2] == ("vendor", 3000)
-    assert con.execute("SELECT count(*) FROM mart.observation_pairs").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM mart.current_pairs").fetchone()[0] == 0
 
 
 def test_unstated_variant_parts_are_comparable_but_not_merged(warehouse):
@@ -138,7 +162,9 @@ def test_a_fresh_t1_figure_beats_a_stale_one_even_on_the_reference_model(warehou
     assert headline(con)[:3] == ("kimi", 200, False)
 
 
-def test_stale_only_provider_gets_a_flagged_headline_and_t2_alone_gets_none(warehouse):
+def test_stale_only_provider_gets_a_flagged_headline_and_the_press_alone_gets_none(warehouse):
+    """Benchmarks (T1) and compilations (T2) give headlines, each labelled with its tier; the
+    press (T3) never does."""
     con = warehouse(
         [
             observation("bench-a", 50, provider="old", days_ago=400),
@@ -147,10 +173,17 @@ def test_stale_only_provider_gets_a_flagged_headline_and_t2_alone_gets_none(ware
             observation(
                 "compiled", 999, provider="t2only", role="row", origin="compilation_figures"
             ),
+            observation("press", 500, provider="t3only"),
         ]
     )
-    assert headline(con, "old") == ("m", 50, True, "stale: no fresh T1 figure" + AA_METHOD)
-    assert headline(con, "t2only") is None
+    assert headline(con, "old") == (
+        "m",
+        50,
+        True,
+        "stale: no fresh figure, the newest one; T1" + AA_METHOD,
+    )
+    assert headline(con, "t2only") == ("m", 999, False, "fastest fresh figure; T2" + AA_METHOD)
+    assert headline(con, "t3only") is None
 
 
 def test_as_of_hides_later_snapshots(warehouse):

@@ -1,21 +1,34 @@
 """Staged rows are counted from the extraction records (what each parse staged), not by reading the
 staged history, and the count is the table's."""
 
-import shutil
+from collections.abc import Iterator
 
 import duckdb
 import pytest
+from conftest import lake_at
 
 from pipeline.schema.staging import FRAMES
 from pipeline.support.settings import Settings
+from pipeline.warehouse.connection import connect
 from pipeline.warehouse.staging import staged_rows
 
 
 @pytest.fixture
-def staging(built: Settings, tmp_path) -> duckdb.DuckDBPyConnection:
-    path = tmp_path / "w.duckdb"
-    shutil.copy(built.database, path)
-    return duckdb.connect(str(path))
+def staging(built: Settings, tmp_path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A lake of the test's own (one test changes records) with the built lake's staged rows and
+    extraction records: the shared build is never written."""
+    with connect(built, read_only=True) as source:
+        tables = {
+            name: source.execute(f"SELECT * FROM staging.{name}").fetch_arrow_table()
+            for name in (*FRAMES, "extractions")
+        }
+    with lake_at(tmp_path) as con:
+        con.execute("CREATE SCHEMA staging")
+        for name, table in tables.items():
+            con.register("staged", table)
+            con.execute(f"CREATE TABLE staging.{name} AS SELECT * FROM staged")
+            con.unregister("staged")
+        yield con
 
 
 def counted(con: duckdb.DuckDBPyConnection, frame: str, ids: list[str]) -> int:

@@ -17,7 +17,7 @@ from conftest import BUNDLED_RAW
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract import PARSERS, staging
+from pipeline.extract import PARSERS
 from pipeline.extract.base import (
     Records,
     SnapshotInput,
@@ -33,6 +33,7 @@ from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import load_registry
 from pipeline.sources.reviewed import ReviewedFiles
 from pipeline.support.settings import BUNDLED_METADATA
+from pipeline.warehouse import staging
 from pipeline.warehouse.staging import _checked_table
 
 SOURCES = load_registry(BUNDLED_METADATA / "sources.toml")

@@ -168,6 +168,7 @@ def test_the_citation_check_takes_a_verified_file_on_its_hash_while_it_is_unchan
     assert "not the" in (check(ids["openrouter"], "0" * 64) or "")
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(300)
 def test_a_build_lists_the_store_once(tmp_path, monkeypatch):
     warehouse = tmp_path / "warehouse"

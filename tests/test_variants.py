@@ -1,12 +1,7 @@
 import pytest
 
-from pipeline.normalise.variants import (
-    QUANTIZATION_PRECISION,
-    Variant,
-    has_size,
-    parse_variant,
-    precision_of_quantization,
-)
+from pipeline.normalise.variants import Variant, has_size, parse_variant
+from pipeline.schema.quantization import QUANTIZATION_PRECISION, precision_of_quantization
 from pipeline.schema.vocabulary import PRECISIONS, REASONING_EFFORTS, SERVICE_TIERS
 
 

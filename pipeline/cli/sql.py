@@ -292,26 +292,50 @@ def _expanded(statements: list[duckdb.Statement]) -> bool:
     return len(statements) > 1 and not any(s.query.strip() for s in statements)
 
 
+def _pieces(text: str) -> list[str]:
+    """The statements of `text` as its own `;` separate them (DuckDB's tokens: a ; in a string
+    or a comment separates nothing), those with nothing but comments left out. DuckDB's own
+    list of statements cannot count them: it expands one PIVOT into several, and gives the
+    expansion text of its own (a cut rewrite of the PIVOT) when a ; ends it."""
+    ends = [
+        offset
+        for offset, kind in duckdb.tokenize(text)
+        if kind == duckdb.token_type.operator and text[offset] == ";"
+    ]
+    starts = [0] + [end + 1 for end in ends]
+    pieces = [text[start:end] for start, end in zip(starts, [*ends, len(text)], strict=True)]
+    return [piece for piece in pieces if duckdb.tokenize(piece)]
+
+
 def check_query(text: str) -> duckdb.StatementType:
     """Raise RefusedQuery unless `text` is exactly one reading statement; return the type it
     runs as (EXPLAIN for an EXPLAIN of a PIVOT, which DuckDB files as a MULTI)."""
+    # before DuckDB's parser, which runs IMPORT DATABASE and PRAGMA import_database as it
+    # parses: they read the schema.sql of the folder they name
+    first = _first_word(text)
+    if first == "IMPORT":
+        raise _refusal(first)
+    if first == "PRAGMA" and not _describes(text):
+        raise _pragma_refusal()
     try:
         statements = duckdb.extract_statements(text)
     except duckdb.Error as error:
         raise RefusedQuery(f"not valid SQL: {_one_line(error)}") from None
     if not statements:
         raise RefusedQuery("the query is empty")
-    if _expanded(statements):
-        # DuckDB 1.5 splits a PIVOT into statements of its own (with no text of their own): the
-        # statement given is the whole text, a composite as DuckDB 2 calls it
-        kind: duckdb.StatementType | None = COMPOSITE
-        query = text
-    elif len(statements) > 1:
-        firsts = "; ".join(_first_word(s.query) or "?" for s in statements)
+    pieces = _pieces(text)
+    if len(pieces) > 1 or (len(statements) > 1 and sum(bool(s.query) for s in statements) > 1):
+        firsts = "; ".join(_first_word(p) or "?" for p in pieces)
         raise RefusedQuery(
-            f"one statement at a time, got {len(statements)} ({firsts}): a write could hide "
+            f"one statement at a time, got {max(len(pieces), 2)} ({firsts}): a write could hide "
             "after a ;"
         )
+    if len(statements) > 1:
+        # DuckDB 1.5 splits a PIVOT into statements of its own (with no text of their own, or a
+        # cut rewrite when a ; ends it): the statement given is the text's one, a composite as
+        # DuckDB 2 calls it
+        kind: duckdb.StatementType | None = COMPOSITE
+        query = pieces[0]
     else:
         kind = _type(statements[0])
         query = statements[0].query
@@ -331,12 +355,21 @@ def check_query(text: str) -> duckdb.StatementType:
         return kind
     name = statement_name(query, kind)
     if name == "PRAGMA":  # a PRAGMA that sets something is a SET
-        words = [t.text.lower() for t in _tokens(query)[1:2]]
-        if kind == duckdb.StatementType.PRAGMA and words and words[0] in PRAGMAS:
+        if kind == duckdb.StatementType.PRAGMA and _describes(query):
             return kind
-        allowed = ", ".join(sorted(PRAGMAS))
-        raise RefusedQuery(f"only the PRAGMAs that describe the schema are allowed ({allowed})")
+        raise _pragma_refusal()
     raise _refusal(name)
+
+
+def _describes(text: str) -> bool:
+    """Whether the PRAGMA `text` is one of those that only describe the schema."""
+    words = [t.text.lower() for t in _tokens(text)[1:2]]
+    return bool(words) and words[0] in PRAGMAS
+
+
+def _pragma_refusal() -> RefusedQuery:
+    allowed = ", ".join(sorted(PRAGMAS))
+    return RefusedQuery(f"only the PRAGMAs that describe the schema are allowed ({allowed})")
 
 
 def release_snapshot(settings: Settings, version: str) -> int:
@@ -393,6 +426,21 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[Batch]:
         yield batch
 
 
+def _execute(con: duckdb.DuckDBPyConnection, text: str) -> duckdb.DuckDBPyConnection:
+    """Run the checked query `text`. The statements DuckDB 1.5 expands one PIVOT into (the enum
+    it needs, the statement, perhaps in a transaction) run one by one up to the last that is not
+    the transaction's end, whose COMMIT would otherwise replace the rows (EXPLAIN of such a PIVOT
+    printed nothing)."""
+    statements = duckdb.extract_statements(text)
+    if len(statements) == 1:
+        return con.execute(text)
+    transaction = duckdb.StatementType.TRANSACTION
+    last = max(i for i, s in enumerate(statements) if _type(s) != transaction)
+    for statement in statements[:last]:
+        con.execute(statement)
+    return con.execute(statements[last])
+
+
 @contextmanager
 def open_query(
     settings: Settings, text: str, limits: Limits, snapshot: int | None = None
@@ -416,7 +464,7 @@ def open_query(
     timer.daemon = True
     timer.start()
     try:
-        cursor = con.execute(text)
+        cursor = _execute(con, text)
         columns = [d[0] for d in cursor.description] if cursor.description else []
         yield Query(columns, kind, _batches(cursor) if columns else iter(()))
     except duckdb.Error as error:

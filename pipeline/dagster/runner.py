@@ -297,10 +297,10 @@ def check_fix(name: str) -> str:
         )
     if check == "one_headline_per_provider":
         return "see the headline rule in sql/mart/"
-    if asset.startswith("core_"):
+    if asset == "core_tables":  # one asset for the whole core: its result names the relation
         return (
-            f"core.{asset.removeprefix('core_')} breaks its rule (pipeline/schema/core.py, "
-            "sql/core/); the check's failures are in the run"
+            "the core breaks the check's rule (pipeline/warehouse/checks.py, "
+            "pipeline/schema/core.py, sql/core/); the line above names the table or view"
         )
     return "see the check's result in the run"
 

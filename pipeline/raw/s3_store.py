@@ -251,11 +251,6 @@ def _stat_of(meta: Mapping[str, Any]) -> os.stat_result:
     return os.stat_result((mode, 0, 0, 1, 0, 0, int(meta["size"]), *times))
 
 
-# Records already read, by store and key: a record is put once and never replaced (create-only
-# puts), so one read with the same ETag still stands. Per process, like the local listing cache.
-_RECORDS: dict[tuple[str, str], tuple[str, SnapshotMeta]] = {}
-
-
 class S3SnapshotStore(StoreBase):
     """The snapshot store under an S3 prefix; the same interface as the local SnapshotStore."""
 
@@ -265,6 +260,10 @@ class S3SnapshotStore(StoreBase):
         self._client: Any = None
         self._secrets: tuple[str, ...] = ()
         self._objects: dict[str, Mapping[str, Any]] = {}  # key -> its listing, from the last scan
+        # Records already read, by key: a record is put once and never replaced (create-only
+        # puts), so one read with the same ETag still stands. Per store, never per process: a
+        # build's inputs live in its resources (tests/test_module_state.py).
+        self._records: dict[str, tuple[str, SnapshotMeta]] = {}
         self.cleaned: list[Path] = []  # always empty: there are no temporary objects to clean
 
     @property
@@ -475,7 +474,7 @@ class S3SnapshotStore(StoreBase):
     def _read_record(self, key: str, listed: Mapping[str, Any] | None = None) -> SnapshotMeta:
         where = self.where.url_of(key)
         etag = str(listed.get("e_tag") or "") if listed else ""
-        cached = _RECORDS.get((self.where.url, key))
+        cached = self._records.get(key)
         if cached is not None and etag and cached[0] == etag:
             return cached[1]
         if listed is not None and int(listed["size"]) > MAX_RECORD_BYTES:
@@ -492,7 +491,7 @@ class S3SnapshotStore(StoreBase):
         folder, _, name = key.partition("/")
         meta = record_from_bytes(data, where, folder, name)
         if etag:
-            _RECORDS[(self.where.url, key)] = (etag, meta)
+            self._records[key] = (etag, meta)
         return meta
 
     def _scan_source(

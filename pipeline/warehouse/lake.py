@@ -106,6 +106,10 @@ def attach(
         if lake.kind != "postgres":
             Path(lake.target).parent.mkdir(parents=True, exist_ok=True)
     options = [f"DATA_PATH {quote_literal(lake.data_path)}"]
+    if lake.local:
+        # The catalog keeps the absolute data path it was created with, and its files relative
+        # to it: a warehouse folder that was moved or copied is read where it is now.
+        options.append("OVERRIDE_DATA_PATH true")
     if snapshot is not None:
         options.append(f"SNAPSHOT_VERSION {int(snapshot)}")
     if read_only or snapshot is not None:

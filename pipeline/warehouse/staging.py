@@ -89,9 +89,8 @@ WRITER_MEMORY = "256MB"  # DuckDB's budget in the writing process while workers 
 
 def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
     """Create the staging tables, or bring those of an older build to their models
-    (`sync_tables`), and drop the retired ones. A table rebuilt empty forgets the extractions of
-    the formats that fill it, so their snapshots are read again: staging is a cache, nothing is
-    lost."""
+    (`sync_tables`). A table rebuilt empty forgets the extractions of the formats that fill it,
+    so their snapshots are read again: staging is a cache, nothing is lost."""
     with transaction(con):
         con.execute("CREATE SCHEMA IF NOT EXISTS staging")
         con.execute(EXTRACTIONS_DDL)
