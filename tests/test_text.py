@@ -119,7 +119,9 @@ def test_clean_text_hostile_floods_in_linear_time(name):
     cleaned, elapsed = timed(clean_text, text)
     assert len(cleaned) <= 500
     assert not re.search("<[A-Za-z!?/]|[\x00\u200b\ue000-\uf8ff]", cleaned)
-    assert elapsed < 1.0
+    # 0.1-0.4 s when quiet; quadratic work on 2 MB would take hours, so a loaded CI machine's
+    # seconds are no false alarm
+    assert elapsed < 5.0
 
 
 def test_clean_text_of_ten_megabytes_with_nul_bytes():
