@@ -564,6 +564,7 @@ def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_
         "SPEEDBOOK_CATALOG": _catalog(postgres_server, _database(postgres_database)),
         "SPEEDBOOK_LAKE_DATA": str(tmp_path / "lake"),
         "SPEEDBOOK_SNAPSHOTS": str(BUNDLED_RAW),
+        "SPEEDBOOK_RELEASES": "",  # no object store here: releases stay in exports/ only
         # no password in the URL: libpq takes PGPASSWORD
         "SPEEDBOOK_DAGSTER_STORAGE": _storage_url(postgres_database, password=False),
         "PGPASSWORD": postgres_server.password,

@@ -97,6 +97,7 @@ def test_z_ai_and_zai_are_one_provider(table):
     assert providers.loc["novita-ai", "entity_id"] == "novita-ai"
 
 
+@pytest.mark.e2e
 def test_near_duplicate_ids_before_and_after():
     """The measure the issue quotes, on the bundled corpus and the July catalogue. Before the
     identity rules (every stable id under its own slug) the same labels gave 2,427 model ids,

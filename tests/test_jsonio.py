@@ -29,6 +29,7 @@ documents = st.recursive(
 )
 
 
+@pytest.mark.e2e
 @settings(max_examples=500, deadline=None)
 @given(documents)
 def test_the_bytes_read_back_as_the_document_and_do_not_depend_on_key_order(document):

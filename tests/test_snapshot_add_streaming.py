@@ -74,6 +74,7 @@ def _start_paused(settings, page: Path, marker: Path) -> subprocess.Popen[bytes]
     return process
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_a_killed_add_leaves_a_temporary_that_the_next_listing_removes(settings, cli, tmp_path):
     page = _page(tmp_path, 8 * MB)
@@ -143,6 +144,7 @@ def test_the_next_add_removes_a_dead_writers_temporary_but_never_a_live_ones(
     assert _temporaries(settings) == []
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(120)
 def test_add_streams_the_file_instead_of_reading_it_whole(settings, tmp_path):
     def peak_rss_kb(page: Path, when: str) -> int:
