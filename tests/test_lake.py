@@ -158,3 +158,27 @@ def test_the_lake_is_where_the_settings_say(settings: Settings, monkeypatch: pyt
     assert result.success, failures(result)
     assert (moved.warehouse / "elsewhere.ducklake").is_file()
     assert not (moved.warehouse / "catalog.sqlite").exists()
+
+
+def test_the_sqlite_catalog_keeps_a_write_ahead_log_and_commits_beside_a_reader(
+    settings: Settings,
+):
+    """In SQLite's default rollback journal a reader's shared lock can make the build's commit
+    fail with "database is locked" (the benchmark's four readers failed whole builds so); in
+    write-ahead-log mode readers and commits never lock each other out."""
+    import sqlite3
+
+    with connect(settings) as con:
+        con.execute("CREATE TABLE main.probe AS SELECT 1 AS i")
+    reader = sqlite3.connect(settings.warehouse / "catalog.sqlite", timeout=0)
+    try:
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM ducklake_snapshot").fetchone()[0] >= 1
+        with connect(settings) as con:
+            con.execute("INSERT INTO main.probe VALUES (2)")  # commits while the reader reads
+            assert con.execute("SELECT sum(i) FROM main.probe").fetchone() == (3,)
+    finally:
+        reader.close()
+    assert sqlite3.connect(settings.warehouse / "catalog.sqlite").execute(
+        "PRAGMA journal_mode"
+    ).fetchone() == ("wal",)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -105,6 +107,8 @@ def attach(
         Path(lake.data_path).mkdir(parents=True, exist_ok=True)
         if lake.kind != "postgres":
             Path(lake.target).parent.mkdir(parents=True, exist_ok=True)
+    if lake.kind == "sqlite" and not read_only:
+        _write_ahead_log(Path(lake.target))
     options = [f"DATA_PATH {quote_literal(lake.data_path)}"]
     if lake.local:
         # The catalog keeps the absolute data path it was created with, and its files relative
@@ -125,6 +129,15 @@ def attach(
             f"cannot open the warehouse, {lake.describe()}: {scrubbed(_first_line(error), lake)}"
         ) from None
     con.execute(f"USE {LAKE_ALIAS}")
+
+
+def _write_ahead_log(catalog: Path) -> None:
+    """SQLite's write-ahead log on the catalog (kept in the file): readers then never lock the
+    build's commits out. In SQLite's default rollback journal a reader's shared lock makes a
+    commit fail with "database is locked"; the benchmark's four readers failed whole builds so."""
+    with closing(sqlite3.connect(catalog, timeout=30)) as db:
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
 
 
 def _s3_secret(con: duckdb.DuckDBPyConnection, lake: LakeLocation) -> None:
