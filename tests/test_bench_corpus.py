@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.bench.corpus import (
+from benchmarks.corpus import (
     CATALOGUE_SOURCE,
     COMPILATION_SOURCE,
     Corpus,
@@ -130,27 +130,33 @@ def test_metadata_resolves_every_label(corpus: Corpus, frames: dict) -> None:
     assert not (corpus.metadata_dir / "sources.toml").exists()
 
 
-def test_direct_writes_match_the_snapshot_store(corpus: Corpus, tmp_path: Path) -> None:
-    store = SnapshotStore(corpus.raw_dir)
-    reference = SnapshotStore(tmp_path / "raw")
-    for meta in store.list("bench-aa-model-1") + store.list(CATALOGUE_SOURCE):
-        added = reference.add(
-            meta.source_id,
-            store.read(meta),
-            url=meta.url,
-            retrieved_at=meta.retrieved,
-            content_type=meta.content_type,
-            obtained_by=meta.obtained_by,
-            extension=meta.file.rsplit(".", 1)[1],
-            note=meta.note,
-        )
-        assert added.meta == meta
-    for source in ("bench-aa-model-1", CATALOGUE_SOURCE):
-        written = _files(corpus.raw_dir / source)
-        assert _files(reference.source_dir(source)) == written
+def test_the_corpus_is_written_through_the_stores_public_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every snapshot goes through `open_store(...).add`, as a fetch's would: no file of the
+    store is written by the generator itself."""
+    import benchmarks.corpus as corpus_module
+
+    added: list[str] = []
+    real = corpus_module.open_store
+
+    def counting(location: object) -> object:
+        store = real(location)  # type: ignore[arg-type]
+        original = store.add
+
+        def add(source_id: str, data: bytes, **kwargs: object) -> object:
+            added.append(source_id)
+            return original(source_id, data, **kwargs)  # type: ignore[arg-type]
+
+        store.add = add  # type: ignore[method-assign]
+        return store
+
+    monkeypatch.setattr(corpus_module, "open_store", counting)
+    written = generate(SPEC, tmp_path / "corpus")
+    assert len(added) == written.snapshots == len(SnapshotStore(written.raw_dir).list())
 
 
-def test_writer_defers_known_bytes_to_the_store(tmp_path: Path) -> None:
+def test_the_writer_leaves_known_bytes_to_the_store(tmp_path: Path) -> None:
     writer = StoreWriter(tmp_path)
     when = datetime(2026, 1, 1, tzinfo=UTC)
     kwargs = {"url": "https://x.invalid/", "content_type": "text/html", "extension": "html"}
@@ -201,7 +207,7 @@ def test_the_poll_corpus_is_deterministic_in_the_real_format_and_grows_by_a_poll
     """Polls in the real /endpoints shape, as the parser reads them: seeded, with percentiles,
     quantizations (null among them), null statistics and endpoints that come and go; a poll added
     later has the bytes a longer history would have had; large polls are stored compressed."""
-    from pipeline.bench.poll_corpus import SOURCE, PollSpec, add_poll, generate
+    from benchmarks.poll_corpus import SOURCE, PollSpec, add_poll, generate
     from pipeline.extract import PARSERS, SnapshotInput
     from pipeline.raw.snapshots import COMPRESSED_SUFFIX, SnapshotStore
     from pipeline.sources.registry import load_registry

@@ -31,7 +31,7 @@ OWN_PAGES = (
 # Pages other branches write (bench, deploy, release), linked before they are merged. Empty this
 # once those branches are in: from then on a link to any of them must resolve like any other.
 PAGES_OF_OTHER_BRANCHES = frozenset(
-    {"docs/performance.md", "docs/deployment.md", "docs/exports.md", "docs/methodology.md"}
+    {"docs/deployment.md", "docs/exports.md", "docs/methodology.md"}
 )
 # 7 to 40 hex digits standing alone, with a digit and a letter among them (a word like "defaced"
 # or a number like "2026112" is no hash); a snapshot file's hash prefix follows a '-' and is left.

@@ -47,7 +47,7 @@ def test_every_layer_imports_only_from_below():
     wrong = []
     for path in sorted(PACKAGE.rglob("*.py")):
         layer = _layer(path)
-        if layer is None or layer == "bench":
+        if layer is None:
             continue
         assert layer in RANK, f"{path}: a package of no layer; add it to ORDER or BASE"
         for line, module in _imports(path):
@@ -105,11 +105,13 @@ def _module_path(module: str) -> Path | None:
 
 @pytest.mark.e2e
 def test_every_name_imported_from_the_package_exists():
-    """`from pipeline.x import name`, in the package and in the tests, names something x
-    defines, or a submodule of x: read from the source, so an import inside a function that no
-    test runs is checked too (a moved constant once broke `speedbook fetch` this way)."""
+    """`from pipeline.x import name`, in the package, the tests and the benchmarks, names
+    something x defines, or a submodule of x: read from the source, so an import inside a
+    function that no test runs is checked too (a moved constant once broke `speedbook fetch`
+    this way)."""
     missing = []
-    for path in sorted([*PACKAGE.rglob("*.py"), *(REPO_ROOT / "tests").glob("*.py")]):
+    checked = [*PACKAGE.rglob("*.py"), *(REPO_ROOT / "tests").glob("*.py")]
+    for path in sorted([*checked, *(REPO_ROOT / "benchmarks").glob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
                 continue

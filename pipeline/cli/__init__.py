@@ -36,7 +36,6 @@ COMMAND_MODULES = (
     "schemas",
     "validate",
     "maintain",
-    "bench",
 )
 
 

@@ -14,10 +14,8 @@ reserved `.invalid` domain. Output depends only on the spec: each page draws fro
 `random.Random` seeded by (seed, model, day), so `add_day` writes the same bytes a longer
 `generate` would have, and two runs with one seed give identical files.
 
-Pages are rendered by string formatting and written as they are made (nothing is held), straight
-into the store's layout: `SnapshotStore.add` lists a source's snapshots on every call, which is
-quadratic over a year of daily pages. Bytes that might already be stored go through
-`SnapshotStore.add`, so the store's dedup rules still hold.
+Pages are rendered by string formatting and added to the store as they are made (nothing is
+held), through its public API (`pipeline.raw.store.open_store(...).add`).
 """
 
 from __future__ import annotations
@@ -31,17 +29,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
-from pipeline.raw.snapshots import (
-    META_SUFFIX,
-    SnapshotMeta,
-    SnapshotStore,
-    format_utc,
-    sha256_hex,
-    snapshot_file_name,
-    write_data_file,
-)
+from pipeline.raw.store import open_store
+from pipeline.support.settings import BUNDLED_METADATA
 
-BUNDLED_METADATA = Path(__file__).resolve().parent.parent / "metadata"
 HOST = "https://bench.speedbook.invalid"
 PUBLISHER = "Speedbook bench (synthetic)"
 AA_FORMAT = "aa_provider_page"
@@ -76,7 +66,7 @@ class CorpusSpec:
         for name in ("models", "providers", "days"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                # starts with the field's name: `speedbook bench` shows it as its --option
+                # starts with the field's name: `the benchmark` shows it as its --option
                 raise ValueError(f"{name} must be a positive whole number, got {value!r}")
 
 
@@ -208,7 +198,7 @@ def _english_list(names: list[str]) -> str:
 
 _AA_HEAD = """<!DOCTYPE html>
 <html lang="en">
-<!-- Synthetic page written by speedbook bench: every figure is invented. -->
+<!-- Synthetic page written by the benchmark: every figure is invented. -->
 <head>
   <meta charset="utf-8"/>
   <title>{model}: API Provider Benchmarking &amp; Analysis | Artificial Analysis</title>
@@ -270,7 +260,7 @@ def _render_aa_page(spec: CorpusSpec, model: _Model, day_index: int) -> bytes:
 
 def _aa_note(spec: CorpusSpec, day_index: int) -> str:
     return (
-        f"Synthetic page written by speedbook bench (seed {spec.seed}, day {day_index + 1}): "
+        f"Synthetic page written by the benchmark (seed {spec.seed}, day {day_index + 1}): "
         "every figure is invented for benchmarking the build and describes no real provider."
     )
 
@@ -315,7 +305,7 @@ def _render_catalogue(spec: CorpusSpec) -> bytes:
 
 _COMPILATION_HEAD = """<!DOCTYPE html>
 <html lang="en">
-<!-- Synthetic page written by speedbook bench: every figure is invented. -->
+<!-- Synthetic page written by the benchmark: every figure is invented. -->
 <head>
   <meta charset="utf-8"/>
   <title>Inference throughput · tokens per second · Speedbook bench (synthetic)</title>
@@ -399,7 +389,7 @@ def _registry_entry(fields: dict[str, str]) -> str:
 def write_registry(spec: CorpusSpec, path: Path) -> None:
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         handle.write(
-            "# Synthetic registry written by speedbook bench: every source below is invented.\n"
+            "# Synthetic registry written by the benchmark: every source below is invented.\n"
             f"# models={spec.models} providers={spec.providers} days={spec.days} "
             f"seed={spec.seed} start={spec.start.isoformat()}\n\n"
         )
@@ -469,7 +459,7 @@ def write_metadata(spec: CorpusSpec, directory: Path) -> None:
     """The bundled reviewed tables plus the synthetic entities. The registry is not copied: the
     corpus has its own."""
     copy_bundled_metadata(directory)
-    note = "synthetic (speedbook bench)"
+    note = "synthetic (the benchmark)"
     providers = range(1, spec.providers + 1)
     models = range(1, spec.models + 1)
     _append_csv(
@@ -519,33 +509,17 @@ def write_metadata(spec: CorpusSpec, directory: Path) -> None:
             f'catalogue_sources = ["{CATALOGUE_SOURCE}"]\n'
             'catalogue_scope = "every synthetic model"\n'
             f'stated_count = "{spec.models} models"\n'
-            'notable = ["synthetic models for speedbook bench"]\n'
+            'notable = ["synthetic models for the benchmark"]\n'
         )
 
 
 class StoreWriter:
-    """Writes snapshots in `SnapshotStore`'s layout without listing the source on every call.
-
-    Bytes whose sha256 prefix is already in the source's folder go through `SnapshotStore.add`,
-    which decides by its own rules; new bytes are written directly, as `add` would write them
-    (compressed from the same size, without its fsync: a benchmark corpus is disposable)."""
+    """Adds snapshots through the snapshot store's public API (`open_store(...).add`), as a
+    fetch or `speedbook snapshot add` does: the store decides the layout, compression and
+    deduplication."""
 
     def __init__(self, raw_dir: Path) -> None:
-        self.store = SnapshotStore(raw_dir)
-        self._stored: dict[str, set[str]] = {}
-
-    def _digests(self, source_id: str) -> set[str]:
-        stored = self._stored.get(source_id)
-        if stored is None:
-            directory = self.store.source_dir(source_id)
-            directory.mkdir(parents=True, exist_ok=True)
-            stored = {
-                entry.name.split("-", 1)[1][:12]
-                for entry in directory.iterdir()
-                if entry.name.endswith(META_SUFFIX) and "-" in entry.name
-            }
-            self._stored[source_id] = stored
-        return stored
+        self.store = open_store(raw_dir)
 
     def write(
         self,
@@ -559,40 +533,17 @@ class StoreWriter:
         note: str,
     ) -> bool:
         """Store one snapshot; False when the store already holds it."""
-        digest = sha256_hex(data)
-        stored = self._digests(source_id)
-        name = snapshot_file_name(retrieved_at, digest, extension)
-        directory = self.store.source_dir(source_id)
-        if (directory / (name + META_SUFFIX)).exists():
-            # These bytes at this very time: `add` would list the source only to say "not new".
-            return False
-        if digest[:12] in stored:
-            result = self.store.add(
-                source_id,
-                data,
-                url=url,
-                retrieved_at=retrieved_at,
-                content_type=content_type,
-                obtained_by="manual",
-                extension=extension,
-                note=note,
-            )
-            return result.created
-        meta = SnapshotMeta(
-            source_id=source_id,
+        result = self.store.add(
+            source_id,
+            data,
             url=url,
-            retrieved_at=format_utc(retrieved_at),
-            sha256=digest,
-            size=len(data),
+            retrieved_at=retrieved_at,
             content_type=content_type,
             obtained_by="manual",
-            file=name,
+            extension=extension,
             note=note,
         )
-        write_data_file(directory / name, data)
-        (directory / (name + META_SUFFIX)).write_bytes(meta.to_json().encode("utf-8"))
-        stored.add(digest[:12])
-        return True
+        return result.created
 
 
 def _write_day(writer: StoreWriter, spec: CorpusSpec, plan: list[_Model], day_index: int) -> int:
@@ -639,7 +590,7 @@ def generate(
         retrieved_at=day_time(spec, 0),
         content_type=JSON_TYPE,
         extension="json",
-        note="Synthetic catalogue written by speedbook bench: every entry is invented.",
+        note="Synthetic catalogue written by the benchmark: every entry is invented.",
     )
     last = spec.days - 1
     snapshots += writer.write(
@@ -650,7 +601,7 @@ def generate(
         content_type=HTML_TYPE,
         extension="html",
         note=(
-            "Synthetic compilation written by speedbook bench: its figures repeat the synthetic "
+            "Synthetic compilation written by the benchmark: its figures repeat the synthetic "
             f"pages of day {last + 1}."
         ),
     )

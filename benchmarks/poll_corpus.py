@@ -1,5 +1,4 @@
-"""A synthetic history of OpenRouter polls for benchmarking the build: `speedbook bench --scenario
-openrouter`.
+"""A synthetic history of OpenRouter polls for benchmarking the build: `python -m benchmarks poll`.
 
 `generate(spec, root)` writes into `root`:
 - `raw/`: a snapshot store holding one poll bundle (pipeline/raw/bundle.py) every
@@ -17,8 +16,8 @@ openrouter`.
 Every figure is invented; hosts are under the reserved `.invalid` domain. Output depends only on
 the spec: each response draws from its own `random.Random` seeded by (seed, model, poll), so
 `add_poll` writes the bytes a longer `generate` would have. Bundles are rendered by string
-formatting (the static part of each endpoint once) and written straight into the store's layout,
-compressed as the store compresses (`StoreWriter`).
+formatting (the static part of each endpoint once) and added through the store's public API
+(`StoreWriter`).
 """
 
 from __future__ import annotations
@@ -31,14 +30,15 @@ from datetime import UTC, date, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
-from pipeline.bench.corpus import (
+from benchmarks.corpus import (
     HOST,
     PUBLISHER,
     StoreWriter,
     _registry_entry,
     copy_bundled_metadata,
 )
-from pipeline.raw.bundle import BUNDLE_CONTENT_TYPE, BUNDLE_EXTENSION, BundleMember, write_bundle
+from pipeline.raw.bundle import BundleMember, write_bundle
+from pipeline.sources.formats import BUNDLE_CONTENT_TYPE, BUNDLE_EXTENSION
 
 SOURCE = "bench-openrouter-endpoints"
 FORMAT = "openrouter_endpoints"
@@ -89,7 +89,7 @@ class PollSpec:
         for name in ("models", "days", "polls_per_day"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                # starts with the field's name: `speedbook bench` shows it as its --option
+                # starts with the field's name: `the benchmark` shows it as its --option
                 raise ValueError(f"{name} must be a positive whole number, got {value!r}")
         if self.polls_per_day > 1440:
             raise ValueError(
@@ -202,7 +202,7 @@ def _plan(spec: PollSpec) -> list[_Model]:
             latency = 600.0 * size**0.4 * rng.lognormvariate(0, 0.4)
             drift = rng.uniform(-0.002, 0.003)
             endpoints.append(_Endpoint(head, speed, latency, drift, first, last))
-        description = f"Synthetic model {m} written by speedbook bench: every figure is invented."
+        description = f"Synthetic model {m} written by the benchmark: every figure is invented."
         head = (
             '{"data":{'
             + _compact({"id": ident, "name": name, "created": 1767225600 + m})[1:-1]
@@ -300,7 +300,7 @@ def _write_poll(
         content_type=BUNDLE_CONTENT_TYPE,
         extension=BUNDLE_EXTENSION,
         note=(
-            f"Synthetic poll written by speedbook bench (seed {spec.seed}, poll {poll + 1}): "
+            f"Synthetic poll written by the benchmark (seed {spec.seed}, poll {poll + 1}): "
             f"a poll of {len(plan)} models; every figure is invented and describes no real "
             "provider."
         ),
@@ -324,7 +324,7 @@ def write_registry(spec: PollSpec, path: Path) -> None:
     )
     models = ", ".join(json.dumps(model_id(m)) for m in range(1, spec.models + 1))
     path.write_text(
-        "# Synthetic registry written by speedbook bench: the source below is invented.\n"
+        "# Synthetic registry written by the benchmark: the source below is invented.\n"
         f"# scenario=openrouter models={spec.models} days={spec.days} "
         f"polls_per_day={spec.polls_per_day} seed={spec.seed} start={spec.start.isoformat()}\n\n"
         + entry.rstrip("\n")

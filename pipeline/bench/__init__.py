@@ -1,1 +1,0 @@
-"""Benchmarking the build: a synthetic corpus in the real formats, at any size."""
