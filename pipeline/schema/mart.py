@@ -8,10 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.schema.vocabulary import ENDPOINT_ID, REASONING_EFFORTS, SCOPES, SERVICE_TIERS, TIERS
+from pipeline.schema.vocabulary import (
+    ENDPOINT_ID,
+    METRICS,
+    REASONING_EFFORTS,
+    SCOPES,
+    SERVICE_TIERS,
+    TIERS,
+)
 
 # The vocabularies, named once here from pipeline/schema/vocabulary.py
 SERVICE_TIER = f"variant: service tier ({', '.join(SERVICE_TIERS)})"
+METRIC = f"{', '.join(METRICS[:-1])} or {METRICS[-1]}"
 REASONING_EFFORT = (
     f"variant: reasoning effort ({', '.join(REASONING_EFFORTS)}); null when not stated"
 )
@@ -248,8 +256,8 @@ MART_VIEWS: dict[str, MartView] = {
     ),
     "provider_headline": MartView(
         (
-            "One headline figure per provider: its current T1 live median output speed on its "
-            "reference model (rule in docs/methodology.md)."
+            "One headline figure per provider: its current T1 (else T2) central live output speed "
+            "on its reference model (rule in docs/methodology.md)."
         ),
         {
             "reference_source_id": (
@@ -492,7 +500,7 @@ MART_VIEWS: dict[str, MartView] = {
             "precision": "variant: precision as either source states it, unknown when neither does",
             "service_tier": "variant: service tier (the same on both sides)",
             "reasoning_effort": "variant: reasoning effort as either source states it",
-            "metric": "output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok",
+            "metric": METRIC,
             "scope": "live or one_off (the same on both sides)",
             "unit": "unit of both values",
             "a_value": "figure of side a (the better-tier source)",
@@ -716,7 +724,7 @@ MART_VIEWS: dict[str, MartView] = {
             "precision": "variant: precision, unknown when the source does not state it",
             "service_tier": SERVICE_TIER,
             "reasoning_effort": REASONING_EFFORT,
-            "metric": "output_tokens_per_s, ttft_s, e2e_s or price_blended_usd_per_mtok",
+            "metric": METRIC,
             "scope": SCOPE,
             "role": (
                 "snapshot rows: what the figure is on its page (measured, headline, claim, ...); "
