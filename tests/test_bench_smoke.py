@@ -26,13 +26,12 @@ def test_the_poll_scenario_runs_at_a_tiny_size(tmp_path):
     assert figures["noop_skipped"] is True and len(figures["noop_build_s"]) == 1
     assert figures["floor_read_json_median_s"] > 0 and figures["full_to_floor_ratio"] > 0
     assert figures["peak_rss_mib"] > 0 and figures["full_build_cpu_s"][0] > 0
-    # the store's bytes against the bytes received: every poll of the history and the one more
+    # the store's bytes against the bytes received, taken after the full build: the history's
     lake = workdir / "lake-0"
-    polls = open_store(lake / "raw").list(SOURCE)
-    assert len(polls) == 3 and figures["received_bytes"] == sum(m.size for m in polls)
-    assert figures["stored_bytes"] == sum(
-        p.stat().st_size for p in (lake / "raw").rglob("*") if p.is_file()
-    )
+    polls = open_store(lake / "raw").list(SOURCE)  # the history and the one more poll
+    assert len(polls) == 3 and figures["received_bytes"] == sum(m.size for m in polls[:2])
+    on_disk = sum(p.stat().st_size for p in (lake / "raw").rglob("*") if p.is_file())
+    assert 0 < figures["stored_bytes"] < on_disk  # the one more poll came after
     # the lake read every poll, the one more included
     place = Place(
         lake, workdir / "corpus" / "registry.toml", workdir / "corpus" / "metadata", tmp_path
