@@ -153,12 +153,14 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(scratch)
         with servers(root) as (postgres, s3):
             for run in range(args.runs):
-                for setup in (
+                setups = [
                     Embedded(root / f"embedded-{run}"),
                     Remote(root / f"remote-{run}", postgres, s3),
-                ):
+                ]
+                for setup in setups if run % 2 else reversed(setups):  # alternate the order
                     print(f"run {run + 1}/{args.runs}: {setup.name} ...", file=sys.stderr)
                     times[setup.name].append(one_run(setup))
+                    print(f"  {times[setup.name][-1]}", file=sys.stderr)
     medians = {
         name: {stage: statistics.median(run[stage] for run in runs) for stage in STAGES}
         for name, runs in times.items()
