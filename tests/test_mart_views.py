@@ -19,6 +19,8 @@ from pipeline.support.settings import Settings
 from pipeline.warehouse.connection import AS_OF_DATABASE, SCRATCH_ALIAS, connect
 from pipeline.warehouse.dictionary import undescribed
 
+pytestmark = pytest.mark.e2e  # every test reads builds of the bundled corpus (70 s each)
+
 JUNE = datetime(2026, 6, 30, 23, 59, 59, tzinfo=UTC)
 AA_GPT_OSS = "aa-gpt-oss-120b"
 TOKENDYNO = "tokendyno-fastest-llm-inference-2026"
