@@ -94,7 +94,8 @@ class Remote:
     def put(self, path: Path) -> None:
         filesystem = self.s3.filesystem()
         key = f"{self.bucket}/raw/{path.relative_to(BUNDLED_RAW).as_posix()}"
-        with filesystem.open_output_stream(key) as out:
+        # compression=None: pyarrow would gzip a `.gz` name again ("detect" is its default)
+        with filesystem.open_output_stream(key, compression=None) as out:
             out.write(path.read_bytes())
 
 
