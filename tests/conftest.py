@@ -12,11 +12,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+# PostgreSQL and S3 (SeaweedFS) started by the session when a test asks for them (servers.py)
+from known_failures import KNOWN_FAILURES
+
 from pipeline.cli import main
 from pipeline.support.progress import LOGGER, ElapsedFormatter
 from pipeline.support.settings import Settings
 
-# PostgreSQL and S3 (SeaweedFS) started by the session when a test asks for them (servers.py)
 pytest_plugins = ["servers"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +34,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
+        reason = KNOWN_FAILURES.get(item.nodeid)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=False))
 
 
 @pytest.fixture(autouse=True)
