@@ -182,3 +182,29 @@ def test_the_sqlite_catalog_keeps_a_write_ahead_log_and_commits_beside_a_reader(
     assert sqlite3.connect(settings.warehouse / "catalog.sqlite").execute(
         "PRAGMA journal_mode"
     ).fetchone() == ("wal",)
+
+
+def test_the_history_schema_is_applied_once_and_again_only_when_it_changes(settings: Settings):
+    """Each COMMENT in sql/history/ is a catalog change in a lake: a build that applied the file
+    every time made forty lake snapshots and spent seconds on them."""
+    from pipeline.support.duck import transaction
+    from pipeline.warehouse.lake import lake_snapshot
+    from pipeline.warehouse.marts import ensure_history
+
+    with connect(settings) as con:
+        with transaction(con):
+            ensure_history(con)
+        first = lake_snapshot(con)
+        with transaction(con):
+            ensure_history(con)
+        assert lake_snapshot(con) == first  # nothing differs: nothing applied, no snapshot
+        con.execute("COMMENT ON TABLE history.releases IS 'an older description'")
+        edited = lake_snapshot(con)
+        with transaction(con):
+            ensure_history(con)
+        assert lake_snapshot(con) == edited + 1  # the file applied again, in one snapshot
+        (comment,) = con.execute(
+            "SELECT comment FROM duckdb_tables() WHERE schema_name = 'history' "
+            "AND table_name = 'releases' AND database_name = current_database()"
+        ).fetchone()
+    assert comment.startswith("One row per published release")

@@ -38,7 +38,7 @@ from pipeline.release.publish import (
     list_versions,
     read_exports,
 )
-from pipeline.support.duck import registered
+from pipeline.support.duck import registered, transaction
 from pipeline.warehouse.marts import ensure_history
 
 RELEASES_SCHEMA = pa.schema(
@@ -205,7 +205,8 @@ def record_releases(
     version (publish_release's `written`), so those folders are checked but not parsed again.
     `lake_snapshots`: the lake snapshot each release just published was built from (`speedbook
     sql --release` reads it); a release found on disk has none."""
-    ensure_history(con)
+    with transaction(con):  # one lake snapshot, when anything is to be created at all
+        ensure_history(con)
     known = {row[0] for row in con.execute("SELECT version FROM history.releases").fetchall()}
     releases, release_figures = [], []
     for version in list_versions(exports_dir):

@@ -5,6 +5,8 @@ so a reader sees the core and the mart of one build."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import duckdb
 
 from pipeline.schema.mart import MART_VIEWS
@@ -16,9 +18,35 @@ HISTORY_SQL = SQL_DIR / "history" / "00_tables.sql"
 MART_SQL = SQL_DIR / "mart"
 
 
+Described = frozenset[tuple[str, str, str, str | None]]
+
+
+def _described(con: duckdb.DuckDBPyConnection) -> Described:
+    """Schema `history` of the connection's database: (table, column, type, comment), the
+    table's own comment under column ''."""
+    rows = con.execute(
+        "SELECT table_name, '', '', comment FROM duckdb_tables() "
+        "WHERE schema_name = 'history' AND database_name = current_database() UNION ALL "
+        "SELECT table_name, column_name, data_type, comment FROM duckdb_columns() "
+        "WHERE schema_name = 'history' AND database_name = current_database()"
+    ).fetchall()
+    return frozenset((str(t), str(c), str(d), k) for t, c, d, k in rows)
+
+
+@lru_cache(maxsize=1)
+def _history_as_written() -> Described:
+    """What sql/history/ defines, applied to an empty in-memory database."""
+    with duckdb.connect() as scratch:
+        scratch.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+        return _described(scratch)
+
+
 def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
-    """Create schema `history` and its tables if missing; never drops a row."""
-    con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
+    """Create schema `history` and its tables if missing, and their comments where they differ
+    from sql/history/; never drops a row. Run only when something differs: in a lake each
+    COMMENT is a catalog change, and the file's forty of them cost seconds per build."""
+    if _described(con) != _history_as_written():
+        con.execute(HISTORY_SQL.read_text(encoding="utf-8"))
 
 
 def apply_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
