@@ -4,28 +4,12 @@
 -- 30-minute p50 of routed traffic are different measurements of the same endpoint. A figure
 -- whose value is not known (a range, a bound) is current like any other; the rankings read only
 -- point figures. Kept as a table by each build: the exports and the views below read it often.
+-- One pass over the observations (the row with the least key per group, the newest as the
+-- negated time): the view is computed once, not once to find the best and again to fetch it.
 CREATE OR REPLACE TABLE mart.current_observations AS
-WITH candidates AS NOT MATERIALIZED (FROM core.observations),
-newest_per_tier AS (
-    SELECT endpoint_id, metric, scope, method, statistic, tier, max(observed_at) AS observed_at
-    FROM candidates
-    GROUP BY ALL
-),
-best AS (
-    SELECT endpoint_id, metric, scope, method, statistic, min(tier) AS tier,
-           arg_min(observed_at, tier) AS observed_at
-    FROM newest_per_tier
-    GROUP BY ALL
-)
-SELECT c.* FROM candidates AS c
-SEMI JOIN best AS b
-  ON c.endpoint_id = b.endpoint_id AND c.metric = b.metric AND c.scope = b.scope
- AND c.method = b.method AND c.statistic IS NOT DISTINCT FROM b.statistic
- AND c.tier = b.tier AND c.observed_at = b.observed_at
-QUALIFY row_number() OVER (
-    PARTITION BY c.endpoint_id, c.metric, c.scope, c.method, c.statistic
-    ORDER BY c.source_id, c.observation_id
-) = 1;
+SELECT unnest(arg_min(o, (o.tier, -epoch_us(o.observed_at), o.source_id, o.observation_id)))
+FROM core.observations AS o
+GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic;
 
 -- Which measurements compare. Two figures say the same thing only when they measure the same
 -- way: the same method and statistic, or two routers' percentiles of their own live traffic (an
