@@ -36,19 +36,6 @@ FROM (SELECT DISTINCT frame, model_label, endpoint_label, endpoint_id FROM core.
 GROUP BY frame, endpoint_id HAVING count(*) > 1
 ORDER BY frame, endpoint_id
 """
-# Figures whose endpoint is not one of core.endpoints as its parts say: a figure on another
-# endpoint's id (a column of a source shadowing the key's when a query selects both).
-STRAY_FIGURES = """
-SELECT origin, endpoint_id, count(*) AS figures
-FROM core.observations AS o
-ANTI JOIN core.endpoints AS e
-  ON e.endpoint_id = o.endpoint_id AND e.provider_id = o.provider_id
- AND e.model_id = o.model_id AND e.precision = o.precision AND e.service_tier = o.service_tier
- AND e.reasoning_effort IS NOT DISTINCT FROM o.reasoning_effort
-WHERE o.endpoint_id IS NOT NULL
-GROUP BY ALL ORDER BY figures DESC, origin, endpoint_id
-LIMIT 10
-"""
 
 
 def table_checks(con: duckdb.DuckDBPyConnection) -> list[CheckResult]:
@@ -75,7 +62,6 @@ def figure_checks(con: duckdb.DuckDBPyConnection) -> list[CheckResult]:
         "ORDER BY endpoint_id LIMIT 20",
         [ENDPOINT_ID_PATTERN],
     ).fetchall()
-    stray = con.execute(STRAY_FIGURES).fetchall()
     headlines = con.execute(
         "SELECT provider_id FROM mart.provider_headline GROUP BY provider_id HAVING count(*) > 1"
     ).fetchall()
@@ -93,16 +79,12 @@ def figure_checks(con: duckdb.DuckDBPyConnection) -> list[CheckResult]:
         CheckResult(
             "core.endpoints",
             "one_id_per_endpoint",
-            not shared and not invalid and not stray,
+            not shared and not invalid,
             "; ".join(
                 [f"{frame}: {keys} keys share {endpoint}" for frame, endpoint, keys in shared[:10]]
                 + [f"not an endpoint id: {row[0]!r}" for row in invalid]
-                + [
-                    f"{origin}: {n} figure(s) on {endpoint!r}, not an endpoint as its parts say"
-                    for origin, endpoint, n in stray
-                ]
             ),
-            {"shared": len(shared), "invalid": len(invalid), "stray": len(stray)},
+            {"shared": len(shared), "invalid": len(invalid)},
         ),
         CheckResult(
             "mart",

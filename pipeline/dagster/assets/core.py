@@ -122,8 +122,8 @@ CHECKED = {
     "matches_schema": "every core table satisfies its Pandera model (pipeline/schema/core.py)",
     "traceable_to_snapshot": "every figure names a stored snapshot with its http(s) URL, tier "
     "and date",
-    "one_id_per_endpoint": "no two of a source's endpoints share an id, every id is one the "
-    "exports accept, and every figure is on an endpoint its parts name",
+    "one_id_per_endpoint": "no two of a source's endpoints share an id, and every id is one the "
+    "exports accept",
     "one_headline_per_provider": "at most one headline per provider",
 }
 
