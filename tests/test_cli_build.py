@@ -91,3 +91,24 @@ def test_the_command_line_parser_imports_no_dagster_and_no_release_code():
     heavy = {"dagster", "pandas", "pandera", "pyarrow", "pydantic", "jinja2"}
     assert sorted({name.split(".")[0] for name in loaded} & heavy) == []
     assert [name for name in loaded if name.startswith("pipeline.release")] == []
+
+
+def test_a_command_named_loads_its_own_module_only():
+    """`speedbook build` (every half hour, mostly with nothing new) builds its parser from its
+    own module: DuckDB (`sql`, `sources`) and the identity rules (`resolve`) stay unloaded, and
+    `--help` or a mistyped command still sees every command."""
+    program = (
+        "import json, sys\n"
+        "from pipeline.cli import _commands_for, build_parser\n"
+        "build_parser(_commands_for(['build', '--force']))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout))
+    assert {"pipeline.cli.build"} <= loaded
+    assert not loaded & {"duckdb", "pipeline.cli.sql", "pipeline.normalise.entities"}
+    from pipeline.cli import COMMAND_MODULES, _commands_for
+
+    assert sorted(_commands_for(["--help"])) == sorted(COMMAND_MODULES)
+    assert sorted(_commands_for(["bild"])) == sorted(COMMAND_MODULES)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.raw.snapshots import TimeOutOfRange, parse_utc
 from pipeline.sources.registry import RegistryError, Source, load_registry
-from pipeline.support.errors import CommandError
+from pipeline.support.errors import CommandError, LakeError
 from pipeline.support.locking import LockBusy
 from pipeline.support.progress import report
 from pipeline.support.settings import Settings
@@ -134,8 +134,6 @@ AS_OF_WITH_LIVE = (
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from pipeline.dagster.envelope import BuildRefused, execute
     from pipeline.warehouse.build_lock import build_lock
-    from pipeline.warehouse.connection import lake_of
-    from pipeline.warehouse.lake import LakeError
 
     if args.live and args.as_of is not None:
         raise CommandError(AS_OF_WITH_LIVE)
@@ -183,6 +181,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print("nothing new: no snapshot, code or reviewed file changed since the last build")
         print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
     else:
+        from pipeline.warehouse.connection import lake_of
+
         print(f"build finished in {outcome.wall_seconds:.1f} s (Dagster run {outcome.run_id})")
         lake = lake_of(settings).describe()
         if as_of:

@@ -29,6 +29,7 @@ import duckdb
 
 from pipeline.raw.s3_store import Credentials
 from pipeline.support.duck import quote_literal
+from pipeline.support.errors import LakeError
 from pipeline.warehouse import extensions
 
 CATALOG_KINDS = {"sqlite": extensions.SQLITE, "duckdb": None, "postgres": extensions.POSTGRES}
@@ -40,10 +41,6 @@ DEFAULT_DATA_FOLDER = "lake"
 # a few thousand rows, took 27 s to commit inlined, 0.3 s as files). Maintenance merges the small
 # files a poll at a time leaves (pipeline/warehouse/maintenance.py).
 INLINING_ROW_LIMIT = 100
-
-
-class LakeError(ValueError):
-    """A catalog or data location that cannot be read as one."""
 
 
 @dataclass(frozen=True)
