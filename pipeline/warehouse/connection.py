@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import uuid
 from pathlib import Path
 
 import duckdb
@@ -26,6 +27,15 @@ def lake_of(settings: Settings) -> LakeLocation:
     return LakeLocation.parse(settings.catalog, settings.lake_data, base=settings.warehouse)
 
 
+def _own_temp_directory() -> Path:
+    """A folder of this session's own for what DuckDB spills: DuckDB names its spill files the
+    same in every instance and deletes them all when one instance closes, so sessions sharing a
+    folder (a reader beside a build, two workers) read each other's files ("Could not read enough
+    bytes") or lose them. DuckDB creates the folder when it first spills and removes it when the
+    session closes."""
+    return Path(tempfile.gettempdir()) / f"speedbook-duckdb-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
 def session() -> duckdb.DuckDBPyConnection:
     """A DuckDB session configured as every one of the build's is, with no lake attached."""
     con = duckdb.connect(
@@ -33,7 +43,7 @@ def session() -> duckdb.DuckDBPyConnection:
             "memory_limit": MEMORY_LIMIT,
             "allow_unsigned_extensions": False,  # the lake's extensions are signed binaries
             "autoinstall_known_extensions": False,  # never fetched behind a build's back
-            "temp_directory": str(Path(tempfile.gettempdir()) / "speedbook-duckdb"),
+            "temp_directory": str(_own_temp_directory()),
         }
     )
     _configure(con)
