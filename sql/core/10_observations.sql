@@ -112,28 +112,6 @@ routed AS (
       ON k.frame = 'openrouter_endpoints' AND k.model_label = e.model
      AND k.endpoint_label = e.tag AND k.precision_label = e.precision
 ),
-routed_figures AS (
-    SELECT md5(concat_ws('|', snapshot_id, 'openrouter', member_url, tag, percentile))
-               AS observation_id,
-           endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort, region,
-           endpoint_key,
-           substr(percentile, 1, length(percentile) - 4) AS metric, 'live' AS scope, method,
-           right(percentile, 3) AS statistic, window_minutes,
-           NULL::VARCHAR AS cited_source_id, source_id AS lineage, value,
-           NULL::DOUBLE AS low, NULL::DOUBLE AS high, graded_qualifier AS qualifier,
-           CASE WHEN percentile LIKE 'ttft%' THEN 's' ELSE 'tokens/s' END AS unit,
-           observed_at, retrieved_at_bound AS observed_at_bound, retrieved_at, snapshot_id,
-           source_id, tier, 'openrouter_endpoints' AS origin, 'measured' AS role,
-           provider_name || ' (' || tag || ') · ' || model || ' · ' || right(percentile, 3) || ' '
-               || substr(percentile, 1, length(percentile) - 4) || ' ' || round(value, 3) AS quote,
-           NULL::VARCHAR AS workload, suspect,
-           CASE WHEN suspect THEN 'its percentiles fall as the percentile rises' END
-               AS suspect_reason
-    FROM (UNPIVOT routed
-          ON output_tokens_per_s_p50, output_tokens_per_s_p75, output_tokens_per_s_p90,
-             output_tokens_per_s_p99, ttft_s_p50, ttft_s_p75, ttft_s_p90, ttft_s_p99
-          INTO NAME percentile VALUE value)
-),
 -- OpenRouter's website statistics, per endpoint, capture and service tier (statsByTier): p50 to
 -- p99 over 30 minutes, with the requests they are of. The untiered `stats` block is left out: it
 -- pools the tiers the other blocks give one by one (README, what is left out).
@@ -236,8 +214,22 @@ gateway AS (
       ON k.frame = 'vercel_gateway_endpoints' AND k.model_label = v.model
      AND k.endpoint_label = v.provider_name
 ),
-gateway_figures AS (
-    SELECT md5(concat_ws('|', snapshot_id, 'vercel', member_url, provider_name, percentile))
+-- Both routers' rows, made into figures one way. Each keeps its own words: its endpoint's key
+-- (OpenRouter's tag, Vercel's provider name), how its quotes name the endpoint, what makes a row
+-- suspect.
+routers AS (
+    SELECT 'openrouter' AS router, 'openrouter_endpoints' AS origin, tag AS endpoint_label,
+           provider_name || ' (' || tag || ') · ' || model AS quoted_endpoint,
+           'its percentiles fall as the percentile rises' AS suspect_text, *
+    FROM routed
+    UNION ALL BY NAME
+    SELECT 'vercel' AS router, 'vercel_gateway_endpoints' AS origin,
+           provider_name AS endpoint_label, provider_name || ' · ' || model AS quoted_endpoint,
+           'its p95 is below its p50' AS suspect_text, *
+    FROM gateway
+),
+router_figures AS (
+    SELECT md5(concat_ws('|', snapshot_id, router, member_url, endpoint_label, percentile))
                AS observation_id,
            endpoint_id, provider_id, model_id, precision, service_tier, reasoning_effort, region,
            endpoint_key,
@@ -247,20 +239,19 @@ gateway_figures AS (
            NULL::DOUBLE AS low, NULL::DOUBLE AS high, graded_qualifier AS qualifier,
            CASE WHEN percentile LIKE 'ttft%' THEN 's' ELSE 'tokens/s' END AS unit,
            observed_at, retrieved_at_bound AS observed_at_bound, retrieved_at, snapshot_id,
-           source_id, tier, 'vercel_gateway_endpoints' AS origin, 'measured' AS role,
-           provider_name || ' · ' || model || ' · ' || right(percentile, 3) || ' '
+           source_id, tier, origin, 'measured' AS role,
+           quoted_endpoint || ' · ' || right(percentile, 3) || ' '
                || substr(percentile, 1, length(percentile) - 4) || ' ' || round(value, 3)
                AS quote,
            NULL::VARCHAR AS workload, suspect,
-           CASE WHEN suspect THEN 'its p95 is below its p50' END AS suspect_reason
-    FROM (UNPIVOT gateway
-          ON output_tokens_per_s_p50, output_tokens_per_s_p95, ttft_s_p50, ttft_s_p95
+           CASE WHEN suspect THEN suspect_text END AS suspect_reason
+    FROM (UNPIVOT routers
+          ON COLUMNS('^(output_tokens_per_s|ttft_s)_p[0-9]{2}$')
           INTO NAME percentile VALUE value)
 )
 SELECT * FROM aa_figures
 UNION ALL BY NAME SELECT * FROM perf_figures
-UNION ALL BY NAME SELECT * FROM routed_figures
+UNION ALL BY NAME SELECT * FROM router_figures
 UNION ALL BY NAME SELECT * FROM frontend_figures
 UNION ALL BY NAME SELECT * FROM daily_figures
-UNION ALL BY NAME SELECT * FROM gateway_figures
 UNION ALL BY NAME SELECT * FROM core.cited_observations;
