@@ -8,6 +8,9 @@ itself.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.forkserver
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -25,6 +28,35 @@ if TYPE_CHECKING:  # Dagster's own types of an executor's arguments (not re-expo
     from dagster._core.execution.plan.plan import ExecutionPlan
     from dagster._core.execution.retries import RetryMode
     from dagster._core.execution.step_dependency_config import StepDependencyConfig
+
+# what the forkserver of a run's steps imports once (Dagster puts its executor module first)
+PRELOAD = ["dagster._core.executor.multiprocess", "pipeline.dagster.graph"]
+# the forkserver this process started for its runs' steps, and the environment it has: {pid: env}
+_SERVED: dict[int, dict[str, str]] = {}
+
+
+def forkserver_with_this_environment() -> None:
+    """Make the forkserver that forks a run's steps one started with this process's environment
+    as it is now. Python keeps one forkserver per process for the process's life, and a child
+    gets the forkserver's environment, not its parent's: in a process that ran a multiprocess
+    run (or a staging pool) before the environment changed, a step would open the instance,
+    the lake and the stores of the old environment, or find no credentials. Where the
+    environment is the one the server started with (a deployment's runs, each its own process),
+    the server is kept. A server started with another environment, or by someone else, is
+    stopped first (it exits once the processes it forked have: none, between runs)."""
+    server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
+    environment = dict(os.environ)
+    pid = server._forkserver_pid
+    if pid is not None and _SERVED.get(pid) == environment:
+        server.ensure_running()  # started again if it died
+        if server._forkserver_pid == pid:
+            return
+    elif pid is not None:
+        server._stop()
+    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+    server.ensure_running()
+    _SERVED.clear()
+    _SERVED[server._forkserver_pid] = environment
 
 
 class LockedExecutor(dg.Executor):
@@ -55,6 +87,7 @@ class LockedExecutor(dg.Executor):
         # Taken at once or not at all: a run started while a build holds the warehouse fails
         # with the holder's pid, as a second `speedbook build` would.
         with build_lock(self._settings):
+            forkserver_with_this_environment()
             yield from self._inner.execute(plan_context, execution_plan)
 
 
@@ -75,7 +108,7 @@ def build_executor(settings: Settings, as_of: datetime | None) -> dg.ExecutorDef
     return one_step_at_a_time.configured(
         {
             "max_concurrent": 1,
-            "start_method": {"forkserver": {"preload_modules": ["pipeline.dagster.graph"]}},
+            "start_method": {"forkserver": {"preload_modules": PRELOAD}},
         },
         name="one_step_at_a_time",
     )
