@@ -408,6 +408,18 @@ class OpenRouterEndpoints(StagedFrame):
 OPENROUTER_PERCENTILES = percentile_columns(OPENROUTER_STATISTICS)
 
 
+def _endpoints_staged(table: str = "") -> object:
+    into = f" into {table}" if table else ""
+    return pa.Field(ge=0, description=f"endpoints read{into}")
+
+
+def _without_statistics(note: str = "") -> object:
+    """`note`: why a staged endpoint may have no figure, as the source says."""
+    return pa.Field(
+        ge=0, description=f"staged endpoints with no throughput or latency figure{note}"
+    )
+
+
 class PollMembers(StagedFrame):
     """One row per response of a poll of per-model endpoint responses (a bundle member, or the
     one captured response): what was read from it and what was not
@@ -422,10 +434,8 @@ class PollMembers(StagedFrame):
     endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
         ge=0, nullable=True, description="endpoints in the response; null when unreadable"
     )
-    endpoints_staged: Series[int] = pa.Field(ge=0, description="endpoints read")
-    endpoints_without_statistics: Series[int] = pa.Field(
-        ge=0, description="staged endpoints with no throughput or latency figure"
-    )
+    endpoints_staged: Series[int] = _endpoints_staged()
+    endpoints_without_statistics: Series[int] = _without_statistics()
     problem: Series[str] = _text(
         "why the response, or some of its endpoints, was not read; null when all was read",
         nullable=True,
@@ -439,13 +449,9 @@ class OpenRouterPollMembers(PollMembers):
     """One row per response of an OpenRouter poll (a bundle member, or the one captured
     response): what was read from it and what was not."""
 
-    endpoints_staged: Series[int] = pa.Field(
-        ge=0, description="endpoints read into openrouter_endpoints"
-    )
-    endpoints_without_statistics: Series[int] = pa.Field(
-        ge=0,
-        description="staged endpoints with no throughput or latency figure at all (all of them "
-        "when the request carried no API key)",
+    endpoints_staged: Series[int] = _endpoints_staged("openrouter_endpoints")
+    endpoints_without_statistics: Series[int] = _without_statistics(
+        " at all (all of them when the request carried no API key)"
     )
 
 
@@ -928,13 +934,9 @@ class VercelGatewayPollMembers(PollMembers):
     """One row per response of a Vercel AI Gateway poll (a bundle member, or the one response):
     what was read from it and what was not."""
 
-    endpoints_staged: Series[int] = pa.Field(
-        ge=0, description="endpoints read into vercel_gateway_endpoints"
-    )
-    endpoints_without_statistics: Series[int] = pa.Field(
-        ge=0,
-        description="staged endpoints with no throughput or latency figure (Vercel shows "
-        "metrics only for providers with enough traffic)",
+    endpoints_staged: Series[int] = _endpoints_staged("vercel_gateway_endpoints")
+    endpoints_without_statistics: Series[int] = _without_statistics(
+        " (Vercel shows metrics only for providers with enough traffic)"
     )
 
 
