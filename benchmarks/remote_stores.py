@@ -11,7 +11,10 @@ setups, times `speedbook build` as a maintainer runs it:
 
 Embedded: the snapshot store, the lake's SQLite catalog, its data and Dagster's storage in the
 warehouse folder. Remote: the store and the lake's data on S3, the lake's catalog and Dagster's
-storage in PostgreSQL. Medians of the runs and the remote/embedded ratio are printed.
+storage in PostgreSQL. After the three builds each run times the floor any command pays
+whatever its stores (`speedbook --help`: a process start and the CLI's imports, the median of
+five), which also shows how loaded the machine was then. Medians of the runs and the
+remote/embedded ratio are printed, with the load average before and after.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from servers import Postgres, S3Server, running_postgres, running_seaweedfs  # n
 
 BUNDLED_RAW = ROOT / "warehouse" / "raw"
 HELD_BACK = "openrouter-frontend-stats/20260718T083231Z-ee7c558b99df.json.gz"
-STAGES = ("full", "poll", "nothing new")
+STAGES = ("full", "poll", "nothing new", "floor")
 
 
 def corpus_files() -> list[Path]:
@@ -116,6 +119,21 @@ def build(setup: Embedded | Remote) -> float:
     return seconds
 
 
+def floor_seconds(times: int = 5) -> float:
+    """The median wall seconds of `speedbook --help`: what any command costs before it reads
+    anything."""
+    seconds = []
+    for _ in range(times):
+        started = time.perf_counter()
+        subprocess.run(
+            [str(Path(sys.executable).parent / "speedbook"), "--help"],
+            capture_output=True,
+            check=True,
+        )
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
 def one_run(setup: Embedded | Remote) -> dict[str, float]:
     files = corpus_files()
     for path in files:
@@ -127,6 +145,7 @@ def one_run(setup: Embedded | Remote) -> dict[str, float]:
             setup.put(path)
     times["poll"] = build(setup)
     times["nothing new"] = build(setup)
+    times["floor"] = floor_seconds()
     return times
 
 
@@ -150,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     times: dict[str, list[dict[str, float]]] = {"embedded": [], "postgresql+s3": []}
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="speedbook-remote-") as scratch:
         root = Path(scratch)
         with servers(root) as (postgres, s3):
@@ -162,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"run {run + 1}/{args.runs}: {setup.name} ...", file=sys.stderr)
                     times[setup.name].append(one_run(setup))
                     print(f"  {times[setup.name][-1]}", file=sys.stderr)
+    load_after = os.getloadavg()[0]
     medians = {
         name: {stage: statistics.median(run[stage] for run in runs) for stage in STAGES}
         for name, runs in times.items()
@@ -169,9 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage':<12} {'embedded s':>11} {'pg+s3 s':>9} {'ratio':>6}")
     for stage in STAGES:
         here, there = medians["embedded"][stage], medians["postgresql+s3"][stage]
-        print(f"{stage:<12} {here:>11.1f} {there:>9.1f} {there / here:>6.2f}")
+        print(f"{stage:<12} {here:>11.2f} {there:>9.2f} {there / here:>6.2f}")
+    print(f"floor: speedbook --help; load {load_before:.1f} before, {load_after:.1f} after")
     if args.json:
-        args.json.write_text(json.dumps({"runs": times, "medians": medians}, indent=2) + "\n")
+        load = {"before": load_before, "after": load_after}
+        figures = {"runs": times, "medians": medians, "load": load}
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
 
 
