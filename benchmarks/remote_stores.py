@@ -62,6 +62,9 @@ class Embedded:
     def __init__(self, root: Path) -> None:
         self.root = root
 
+    def transactions(self) -> dict[str, int]:
+        return {}
+
     def environment(self) -> dict[str, str]:
         return {"SPEEDBOOK_WAREHOUSE": str(self.root / "warehouse")}
 
@@ -94,6 +97,18 @@ class Remote:
             "SPEEDBOOK_DAGSTER_STORAGE": dagster.replace("postgresql://", "postgresql+psycopg2://"),
         }
 
+    def transactions(self) -> dict[str, int]:
+        """Transactions so far in the lake catalog's database and in Dagster's (PostgreSQL's
+        statistics: a build's connections have closed, so they are counted)."""
+        databases = {self.lake_db: "catalog", self.dagster_db: "dagster"}
+        names = ", ".join(f"'{database}'" for database in databases)
+        rows = self.postgres.psql(
+            "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database "
+            f"WHERE datname IN ({names})"
+        )
+        counts = dict(line.split("|") for line in rows.split())
+        return {databases[name]: int(count) for name, count in counts.items()}
+
     def put(self, path: Path) -> None:
         filesystem = self.s3.filesystem()
         key = f"{self.bucket}/raw/{path.relative_to(BUNDLED_RAW).as_posix()}"
@@ -102,8 +117,10 @@ class Remote:
             out.write(path.read_bytes())
 
 
-def build(setup: Embedded | Remote) -> float:
-    """One `speedbook build`, in its own process; its wall seconds."""
+def build(setup: Embedded | Remote, stage: str, counted: dict[str, dict[str, int]]) -> float:
+    """One `speedbook build`, in its own process; its wall seconds. Into `counted[stage]`: the
+    transactions it ran in PostgreSQL (none for the embedded setup)."""
+    before = setup.transactions()
     env = {**os.environ, **setup.environment()}
     env["SPEEDBOOK_EXPORTS"] = str(setup.root / "exports")
     started = time.perf_counter()
@@ -116,6 +133,8 @@ def build(setup: Embedded | Remote) -> float:
     seconds = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"{setup.name}: the build failed:\n{result.stderr[-3000:]}")
+    after = setup.transactions()
+    counted[stage] = {name: after[name] - before[name] for name in after}
     return seconds
 
 
@@ -134,17 +153,17 @@ def floor_seconds(times: int = 5) -> float:
     return statistics.median(seconds)
 
 
-def one_run(setup: Embedded | Remote) -> dict[str, float]:
+def one_run(setup: Embedded | Remote, counted: dict[str, dict[str, int]]) -> dict[str, float]:
     files = corpus_files()
     for path in files:
         if not held_back(path):
             setup.put(path)
-    times = {"full": build(setup)}
+    times = {"full": build(setup, "full", counted)}
     for path in files:
         if held_back(path):
             setup.put(path)
-    times["poll"] = build(setup)
-    times["nothing new"] = build(setup)
+    times["poll"] = build(setup, "poll", counted)
+    times["nothing new"] = build(setup, "nothing new", counted)
     times["floor"] = floor_seconds()
     return times
 
@@ -169,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     times: dict[str, list[dict[str, float]]] = {"embedded": [], "postgresql+s3": []}
+    counts: list[dict[str, dict[str, int]]] = []  # the PostgreSQL transactions of each run
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="speedbook-remote-") as scratch:
         root = Path(scratch)
@@ -180,7 +200,10 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 for setup in setups if run % 2 else reversed(setups):  # alternate the order
                     print(f"run {run + 1}/{args.runs}: {setup.name} ...", file=sys.stderr)
-                    times[setup.name].append(one_run(setup))
+                    counted: dict[str, dict[str, int]] = {}
+                    times[setup.name].append(one_run(setup, counted))
+                    if counted.get("full"):
+                        counts.append(counted)
                     print(f"  {times[setup.name][-1]}", file=sys.stderr)
     load_after = os.getloadavg()[0]
     medians = {
@@ -192,9 +215,13 @@ def main(argv: list[str] | None = None) -> int:
         here, there = medians["embedded"][stage], medians["postgresql+s3"][stage]
         print(f"{stage:<12} {here:>11.2f} {there:>9.2f} {there / here:>6.2f}")
     print(f"floor: speedbook --help; load {load_before:.1f} before, {load_after:.1f} after")
+    for stage in STAGES[:3]:
+        per_run = [run[stage] for run in counts]
+        made = {name: statistics.median(run[name] for run in per_run) for name in per_run[0]}
+        print(f"{stage}: PostgreSQL transactions (median) {made}")
     if args.json:
         load = {"before": load_before, "after": load_after}
-        figures = {"runs": times, "medians": medians, "load": load}
+        figures = {"runs": times, "medians": medians, "load": load, "transactions": counts}
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
 
