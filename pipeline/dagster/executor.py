@@ -13,6 +13,7 @@ import multiprocessing.forkserver
 import os
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -31,8 +32,6 @@ if TYPE_CHECKING:  # Dagster's own types of an executor's arguments (not re-expo
 
 # what the forkserver of a run's steps imports once (Dagster puts its executor module first)
 PRELOAD = ["dagster._core.executor.multiprocess", "pipeline.dagster.graph"]
-# the forkserver this process started for its runs' steps, and the environment it has: {pid: env}
-_SERVED: dict[int, dict[str, str]] = {}
 
 
 def forkserver_with_this_environment() -> None:
@@ -40,23 +39,29 @@ def forkserver_with_this_environment() -> None:
     as it is now. Python keeps one forkserver per process for the process's life, and a child
     gets the forkserver's environment, not its parent's: in a process that ran a multiprocess
     run (or a staging pool) before the environment changed, a step would open the instance,
-    the lake and the stores of the old environment, or find no credentials. Where the
-    environment is the one the server started with (a deployment's runs, each its own process),
-    the server is kept. A server started with another environment, or by someone else, is
-    stopped first (it exits once the processes it forked have: none, between runs)."""
+    the lake and the stores of the old environment, or find no credentials. A server whose
+    environment (as the kernel keeps it, /proc/<pid>/environ) is this one is kept: a
+    deployment's runs are each a process of their own. Any other is stopped first (it exits
+    once the processes it forked have: none, between runs) and a new one started."""
     server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
-    environment = dict(os.environ)
     pid = server._forkserver_pid
-    if pid is not None and _SERVED.get(pid) == environment:
-        server.ensure_running()  # started again if it died
-        if server._forkserver_pid == pid:
+    if pid is not None:
+        if _environment_of(pid) == dict(os.environ):
             return
-    elif pid is not None:
         server._stop()
     multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
     server.ensure_running()
-    _SERVED.clear()
-    _SERVED[server._forkserver_pid] = environment
+
+
+def _environment_of(pid: int) -> dict[str, str] | None:
+    """The environment process `pid` started with; None where the kernel does not say (a
+    process that has exited, a system without /proc)."""
+    try:
+        data = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    entries = (os.fsdecode(entry).partition("=") for entry in data.split(b"\0") if entry)
+    return {name: value for name, _, value in entries} or None
 
 
 class LockedExecutor(dg.Executor):
