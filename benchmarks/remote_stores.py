@@ -11,7 +11,10 @@ setups, times `speedbook build` as a maintainer runs it:
 
 Embedded: the snapshot store, the lake's SQLite catalog, its data and Dagster's storage in the
 warehouse folder. Remote: the store and the lake's data on S3, the lake's catalog and Dagster's
-storage in PostgreSQL. Medians of the runs and the remote/embedded ratio are printed.
+storage in PostgreSQL. After the three builds each run times the floor any command pays
+whatever its stores (`speedbook --help`: a process start and the CLI's imports, the median of
+five), which also shows how loaded the machine was then. Medians of the runs and the
+remote/embedded ratio are printed, with the load average before and after.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from servers import Postgres, S3Server, running_postgres, running_seaweedfs  # n
 
 BUNDLED_RAW = ROOT / "warehouse" / "raw"
 HELD_BACK = "openrouter-frontend-stats/20260718T083231Z-ee7c558b99df.json.gz"
-STAGES = ("full", "poll", "nothing new")
+STAGES = ("full", "poll", "nothing new", "floor")
 
 
 def corpus_files() -> list[Path]:
@@ -58,6 +61,9 @@ class Embedded:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    def transactions(self) -> dict[str, int]:
+        return {}
 
     def environment(self) -> dict[str, str]:
         return {"SPEEDBOOK_WAREHOUSE": str(self.root / "warehouse")}
@@ -91,6 +97,18 @@ class Remote:
             "SPEEDBOOK_DAGSTER_STORAGE": dagster.replace("postgresql://", "postgresql+psycopg2://"),
         }
 
+    def transactions(self) -> dict[str, int]:
+        """Transactions so far in the lake catalog's database and in Dagster's (PostgreSQL's
+        statistics: a build's connections have closed, so they are counted)."""
+        databases = {self.lake_db: "catalog", self.dagster_db: "dagster"}
+        names = ", ".join(f"'{database}'" for database in databases)
+        rows = self.postgres.psql(
+            "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database "
+            f"WHERE datname IN ({names})"
+        )
+        counts = dict(line.split("|") for line in rows.split())
+        return {databases[name]: int(count) for name, count in counts.items()}
+
     def put(self, path: Path) -> None:
         filesystem = self.s3.filesystem()
         key = f"{self.bucket}/raw/{path.relative_to(BUNDLED_RAW).as_posix()}"
@@ -99,8 +117,10 @@ class Remote:
             out.write(path.read_bytes())
 
 
-def build(setup: Embedded | Remote) -> float:
-    """One `speedbook build`, in its own process; its wall seconds."""
+def build(setup: Embedded | Remote, stage: str, counted: dict[str, dict[str, int]]) -> float:
+    """One `speedbook build`, in its own process; its wall seconds. Into `counted[stage]`: the
+    transactions it ran in PostgreSQL (none for the embedded setup)."""
+    before = setup.transactions()
     env = {**os.environ, **setup.environment()}
     env["SPEEDBOOK_EXPORTS"] = str(setup.root / "exports")
     started = time.perf_counter()
@@ -113,20 +133,38 @@ def build(setup: Embedded | Remote) -> float:
     seconds = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"{setup.name}: the build failed:\n{result.stderr[-3000:]}")
+    after = setup.transactions()
+    counted[stage] = {name: after[name] - before[name] for name in after}
     return seconds
 
 
-def one_run(setup: Embedded | Remote) -> dict[str, float]:
+def floor_seconds(times: int = 5) -> float:
+    """The median wall seconds of `speedbook --help`: what any command costs before it reads
+    anything."""
+    seconds = []
+    for _ in range(times):
+        started = time.perf_counter()
+        subprocess.run(
+            [str(Path(sys.executable).parent / "speedbook"), "--help"],
+            capture_output=True,
+            check=True,
+        )
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
+def one_run(setup: Embedded | Remote, counted: dict[str, dict[str, int]]) -> dict[str, float]:
     files = corpus_files()
     for path in files:
         if not held_back(path):
             setup.put(path)
-    times = {"full": build(setup)}
+    times = {"full": build(setup, "full", counted)}
     for path in files:
         if held_back(path):
             setup.put(path)
-    times["poll"] = build(setup)
-    times["nothing new"] = build(setup)
+    times["poll"] = build(setup, "poll", counted)
+    times["nothing new"] = build(setup, "nothing new", counted)
+    times["floor"] = floor_seconds()
     return times
 
 
@@ -150,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     times: dict[str, list[dict[str, float]]] = {"embedded": [], "postgresql+s3": []}
+    counts: list[dict[str, dict[str, int]]] = []  # the PostgreSQL transactions of each run
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="speedbook-remote-") as scratch:
         root = Path(scratch)
         with servers(root) as (postgres, s3):
@@ -160,8 +200,12 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 for setup in setups if run % 2 else reversed(setups):  # alternate the order
                     print(f"run {run + 1}/{args.runs}: {setup.name} ...", file=sys.stderr)
-                    times[setup.name].append(one_run(setup))
+                    counted: dict[str, dict[str, int]] = {}
+                    times[setup.name].append(one_run(setup, counted))
+                    if counted.get("full"):
+                        counts.append(counted)
                     print(f"  {times[setup.name][-1]}", file=sys.stderr)
+    load_after = os.getloadavg()[0]
     medians = {
         name: {stage: statistics.median(run[stage] for run in runs) for stage in STAGES}
         for name, runs in times.items()
@@ -169,9 +213,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage':<12} {'embedded s':>11} {'pg+s3 s':>9} {'ratio':>6}")
     for stage in STAGES:
         here, there = medians["embedded"][stage], medians["postgresql+s3"][stage]
-        print(f"{stage:<12} {here:>11.1f} {there:>9.1f} {there / here:>6.2f}")
+        print(f"{stage:<12} {here:>11.2f} {there:>9.2f} {there / here:>6.2f}")
+    print(f"floor: speedbook --help; load {load_before:.1f} before, {load_after:.1f} after")
+    for stage in STAGES[:3]:
+        per_run = [run[stage] for run in counts]
+        made = {name: statistics.median(run[name] for run in per_run) for name in per_run[0]}
+        print(f"{stage}: PostgreSQL transactions (median) {made}")
     if args.json:
-        args.json.write_text(json.dumps({"runs": times, "medians": medians}, indent=2) + "\n")
+        load = {"before": load_before, "after": load_after}
+        figures = {"runs": times, "medians": medians, "load": load, "transactions": counts}
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
 
 

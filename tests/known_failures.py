@@ -55,9 +55,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "tests/test_bench_smoke.py::test_the_poll_scenario_runs_at_a_tiny_size": (
         "the store's bytes against the history's: the comparison's expectation is not yet settled"
     ),
-    "tests/test_beyond_one_machine.py::test_a_scheduled_run_fetches_into_s3_builds_on_postgresql_and_s3_and_publishes_to_s3": (
-        "passes alone; in an xdist worker whose forkserver started before the test set SPEEDBOOK_DAGSTER_STORAGE, the run's steps lack it"
-    ),
     "tests/test_snapshot_withdraw.py::test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so": (
         "expects the 1.x scope live_median in the changelog row"
     ),

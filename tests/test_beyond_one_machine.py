@@ -5,6 +5,7 @@ byte for byte the exports the embedded default publishes."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import secrets
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from test_scheduled_run import _run as launched_run
 from test_scheduled_run import _tick as scheduled_tick
 
 from pipeline.dagster.envelope import execute
+from pipeline.dagster.executor import forkserver_with_this_environment
 from pipeline.dagster.runner import dagster_instance
 from pipeline.release.contracts import EXPORT_FILES
 from pipeline.release.remote import complete_versions, read_latest
@@ -97,6 +99,33 @@ def test_the_bundled_corpus_gives_the_same_exports_embedded_and_on_postgresql_an
     assert os.readlink(here) == os.readlink(there)  # the same version
     for name in [*EXPORT_FILES, "datapackage.json"]:
         assert (there / name).read_bytes() == (here / name).read_bytes(), name
+
+
+def _storage_variable(queue) -> None:  # in a process forked by the forkserver
+    queue.put(os.environ.get("SPEEDBOOK_DAGSTER_STORAGE"))
+
+
+def _forked_sees() -> str | None:
+    context = multiprocessing.get_context("forkserver")
+    queue = context.SimpleQueue()
+    process = context.Process(target=_storage_variable, args=(queue,))
+    process.start()
+    process.join(60)
+    return queue.get()
+
+
+def test_a_run_forks_its_steps_with_its_own_environment_not_the_forkservers(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Python's forkserver outlives a run and gives its children its own environment: a run
+    started after the environment changed gets a server started with the new one."""
+    monkeypatch.delenv("SPEEDBOOK_DAGSTER_STORAGE", raising=False)
+    forkserver_with_this_environment()
+    assert _forked_sees() is None
+    monkeypatch.setenv("SPEEDBOOK_DAGSTER_STORAGE", "postgresql+psycopg2://u@127.0.0.1:1/d")
+    assert _forked_sees() is None  # what the server started with: the defect's cause
+    forkserver_with_this_environment()
+    assert _forked_sees() == "postgresql+psycopg2://u@127.0.0.1:1/d"
 
 
 def test_a_scheduled_run_fetches_into_s3_builds_on_postgresql_and_s3_and_publishes_to_s3(

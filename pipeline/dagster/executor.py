@@ -8,8 +8,12 @@ itself.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.forkserver
+import os
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -25,6 +29,39 @@ if TYPE_CHECKING:  # Dagster's own types of an executor's arguments (not re-expo
     from dagster._core.execution.plan.plan import ExecutionPlan
     from dagster._core.execution.retries import RetryMode
     from dagster._core.execution.step_dependency_config import StepDependencyConfig
+
+# what the forkserver of a run's steps imports once (Dagster puts its executor module first)
+PRELOAD = ["dagster._core.executor.multiprocess", "pipeline.dagster.graph"]
+
+
+def forkserver_with_this_environment() -> None:
+    """Make the forkserver that forks a run's steps one started with this process's environment
+    as it is now. Python keeps one forkserver per process for the process's life, and a child
+    gets the forkserver's environment, not its parent's: in a process that ran a multiprocess
+    run (or a staging pool) before the environment changed, a step would open the instance,
+    the lake and the stores of the old environment, or find no credentials. A server whose
+    environment (as the kernel keeps it, /proc/<pid>/environ) is this one is kept: a
+    deployment's runs are each a process of their own. Any other is stopped first (it exits
+    once the processes it forked have: none, between runs) and a new one started."""
+    server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
+    pid = server._forkserver_pid
+    if pid is not None:
+        if _environment_of(pid) == dict(os.environ):
+            return
+        server._stop()
+    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+    server.ensure_running()
+
+
+def _environment_of(pid: int) -> dict[str, str] | None:
+    """The environment process `pid` started with; None where the kernel does not say (a
+    process that has exited, a system without /proc)."""
+    try:
+        data = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    entries = (os.fsdecode(entry).partition("=") for entry in data.split(b"\0") if entry)
+    return {name: value for name, _, value in entries} or None
 
 
 class LockedExecutor(dg.Executor):
@@ -55,6 +92,7 @@ class LockedExecutor(dg.Executor):
         # Taken at once or not at all: a run started while a build holds the warehouse fails
         # with the holder's pid, as a second `speedbook build` would.
         with build_lock(self._settings):
+            forkserver_with_this_environment()
             yield from self._inner.execute(plan_context, execution_plan)
 
 
@@ -75,7 +113,7 @@ def build_executor(settings: Settings, as_of: datetime | None) -> dg.ExecutorDef
     return one_step_at_a_time.configured(
         {
             "max_concurrent": 1,
-            "start_method": {"forkserver": {"preload_modules": ["pipeline.dagster.graph"]}},
+            "start_method": {"forkserver": {"preload_modules": PRELOAD}},
         },
         name="one_step_at_a_time",
     )

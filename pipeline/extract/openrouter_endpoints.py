@@ -23,15 +23,15 @@ could be read, or the bundle itself is damaged.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import json_count, json_label, json_number, parse_json
+from pipeline.extract.endpoint_poll import EndpointPoll, MemberRead, read_poll
+from pipeline.extract.jsondoc import json_count, json_number
 from pipeline.extract.prices import PER_TOKEN, usd_per_mtok
-from pipeline.raw.bundle import BundleError, BundleMember, is_bundle, read_bundle
+from pipeline.extract.readings import Unreadable
+from pipeline.raw.bundle import is_bundle
 from pipeline.schema.quantization import DEFAULT_PRECISION, precision_of_quantization
 from pipeline.schema.staging import (
     MAX_COUNT,
@@ -45,9 +45,7 @@ from pipeline.schema.vocabulary import MAX_TOKENS_PER_S
 from pipeline.support.text import (
     REMEMBERED_LENGTH,
     REMEMBERED_TEXTS,
-    TextDecodeError,
     clean_repeated_text,
-    decode_text,
     shorten,
 )
 
@@ -80,7 +78,7 @@ SHOWN_PROBLEMS = 5
 _EXACT = 2**53  # an integer beyond this may not be a float exactly (json_number then decides)
 
 
-class _Problem(Exception):
+class _Problem(Unreadable):
     """Something in one response or one endpoint that keeps it out of the staged rows."""
 
 
@@ -92,14 +90,6 @@ class _Scope:
 
 
 _SCOPE = _Scope()
-
-
-@dataclass
-class _Read:
-    """What one response gave."""
-
-    member: dict[str, Any]
-    endpoints: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _summary(problems: list[str]) -> str | None:
@@ -247,83 +237,19 @@ def _endpoint_fields(endpoint: dict[str, Any], tag: str, model: str, url: str) -
     return row
 
 
-def _body(member: BundleMember) -> Any:
-    """The member's JSON document; _Problem when it has none."""
-    if member.status != 200:
-        raise _Problem(f"HTTP {member.status}")
-    try:
-        text = decode_text(member.body, member.content_type, "body")
-    except TextDecodeError as error:
-        raise _Problem(str(error)) from None
-    document = parse_json(_SCOPE, text)
-    data = document.get("data") if isinstance(document, dict) else None
-    if not isinstance(data, dict) or not isinstance(data.get("endpoints"), list):
-        error = document.get("error") if isinstance(document, dict) else None
-        said = error.get("message") if isinstance(error, dict) else None
-        said = f" (the API said: {shorten(json_label(said) or '', 100)!r})" if said else ""
-        raise _Problem(f"expected {SHAPE}{said}")
-    return data
+POLL = EndpointPoll(
+    shape=SHAPE,
+    scope=_SCOPE,
+    endpoint=_endpoint,
+    key="tag",
+    repeated="endpoint",
+    statistics=tuple(OPENROUTER_PERCENTILES.values()),
+    summary=_summary,
+    label=_label,
+)
 
 
-def _read_member(index: int, member: BundleMember, models: dict[str, int]) -> _Read:
-    read = _Read(
-        {
-            "member_index": index,
-            "member_url": member.url,
-            "http_status": member.status,
-            "model": None,
-            "endpoints_listed": None,
-            "endpoints_staged": 0,
-            "endpoints_without_statistics": 0,
-            "problem": None,
-        }
-    )
-    try:
-        data = _body(member)
-        model = _label(data.get("id"))
-        if model is None:
-            raise _Problem(f"expected {SHAPE}: data.id is not a non-empty string")
-        if model in models:
-            raise _Problem(f"model {model!r} was read from member #{models[model]} already")
-    except _Problem as problem:
-        read.member["problem"] = str(problem)
-        return read
-    models[model] = index
-    endpoints = data["endpoints"]
-    read.member |= {"model": model, "endpoints_listed": len(endpoints)}
-    problems: list[str] = []
-    parsed = []
-    for position, endpoint in enumerate(endpoints, start=1):
-        try:
-            parsed.append(_endpoint(endpoint, position, model, member.url))
-        except _Problem as problem:
-            problems.append(str(problem))
-    repeated = {tag for tag, n in Counter(row["tag"] for row in parsed).items() if n > 1}
-    problems += [f"endpoint {tag!r} is listed more than once" for tag in sorted(repeated)]
-    for row in parsed:
-        if row["tag"] in repeated:
-            continue  # which of the copies is right is unknowable
-        read.endpoints.append(row)
-        if not any(row[column] is not None for column in OPENROUTER_PERCENTILES.values()):
-            read.member["endpoints_without_statistics"] += 1
-    read.member["endpoints_staged"] = len(read.endpoints)
-    read.member["problem"] = _summary(problems)
-    return read
-
-
-def _members(snapshot: SnapshotInput) -> list[BundleMember]:
-    if not is_bundle(snapshot.data):
-        content_type = snapshot.meta.content_type
-        return [
-            BundleMember(snapshot.meta.url, 200, (("content-type", content_type),), snapshot.data)
-        ]
-    try:
-        return read_bundle(snapshot.data)
-    except BundleError as error:
-        raise snapshot.fail(f"not a readable bundle: {error}") from None
-
-
-def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
+def _nothing_read(snapshot: SnapshotInput, reads: list[MemberRead]) -> Exception:
     if not is_bundle(snapshot.data):
         problem = reads[0].member["problem"] or "it lists no endpoints"
         return snapshot.fail(f"no endpoint could be read from the response: {problem}")
@@ -341,11 +267,7 @@ def _nothing_read(snapshot: SnapshotInput, reads: list[_Read]) -> Exception:
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
-    models: dict[str, int] = {}
-    reads = [
-        _read_member(index, member, models)
-        for index, member in enumerate(_members(snapshot), start=1)
-    ]
+    reads = read_poll(POLL, snapshot)
     if not any(read.endpoints for read in reads):
         raise _nothing_read(snapshot, reads)
     return {

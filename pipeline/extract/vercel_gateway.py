@@ -24,14 +24,11 @@ bundle itself is damaged.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.extract.base import Frames, Parser, SnapshotInput, validated
-from pipeline.extract.jsondoc import json_label, parse_json
+from pipeline.extract.endpoint_poll import EndpointPoll, read_poll
 from pipeline.extract.readings import SCOPE, Reading, Unreadable, label, summary
-from pipeline.raw.bundle import BundleError, BundleMember, is_bundle, read_bundle
 from pipeline.schema.staging import (
     MAX_TTFT_S,
     VERCEL_PERCENTILES,
@@ -39,7 +36,7 @@ from pipeline.schema.staging import (
     VERCEL_WINDOW_MINUTES,
 )
 from pipeline.schema.vocabulary import MAX_TOKENS_PER_S
-from pipeline.support.text import TextDecodeError, decode_text, shorten
+from pipeline.support.text import shorten
 
 METHOD = "percentiles of live gateway traffic"
 SHAPE = "{'data': {'id': 'creator/model', 'endpoints': [endpoint, ...]}}"
@@ -56,14 +53,6 @@ PRICES = {
 }
 COUNTS = ("context_length", "max_completion_tokens")
 UPTIMES = ("uptime_last_15m", "uptime_last_1h", "uptime_last_1d")
-
-
-@dataclass
-class _Read:
-    """What one response gave."""
-
-    member: dict[str, Any]
-    endpoints: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _add_statistics(row: dict[str, Any], endpoint: dict[str, Any], reading: Reading) -> None:
@@ -111,89 +100,20 @@ def _endpoint(endpoint: Any, position: int, model: str, url: str) -> dict[str, A
     return row
 
 
-def _body(member: BundleMember) -> dict[str, Any]:
-    """The member's `data` object; Unreadable when it has none."""
-    if member.status != 200:
-        raise Unreadable(f"HTTP {member.status}")
-    try:
-        text = decode_text(member.body, member.content_type, "body")
-    except TextDecodeError as error:
-        raise Unreadable(str(error)) from None
-    document = parse_json(SCOPE, text)
-    data = document.get("data") if isinstance(document, dict) else None
-    if not isinstance(data, dict) or not isinstance(data.get("endpoints"), list):
-        error = document.get("error") if isinstance(document, dict) else None
-        said = error.get("message") if isinstance(error, dict) else error
-        said = f" (the API said: {shorten(json_label(said) or '', 100)!r})" if said else ""
-        raise Unreadable(f"expected {SHAPE}{said}")
-    return data
-
-
-def _read_member(index: int, member: BundleMember, models: dict[str, int]) -> _Read:
-    read = _Read(
-        {
-            "member_index": index,
-            "member_url": member.url,
-            "http_status": member.status,
-            "model": None,
-            "endpoints_listed": None,
-            "endpoints_staged": 0,
-            "endpoints_without_statistics": 0,
-            "problem": None,
-        }
-    )
-    try:
-        data = _body(member)
-        model = label(data.get("id"), 300)
-        if model is None:
-            raise Unreadable(f"expected {SHAPE}: data.id is not a non-empty string")
-        if model in models:
-            raise Unreadable(f"model {model!r} was read from member #{models[model]} already")
-    except Unreadable as problem:
-        read.member["problem"] = str(problem)
-        return read
-    models[model] = index
-    endpoints = data["endpoints"]
-    read.member |= {"model": model, "endpoints_listed": len(endpoints)}
-    problems: list[str] = []
-    parsed = []
-    for position, endpoint in enumerate(endpoints, start=1):
-        try:
-            parsed.append(_endpoint(endpoint, position, model, member.url))
-        except Unreadable as problem:
-            problems.append(str(problem))
-    counts = Counter(row["provider_name"] for row in parsed)
-    repeated = {provider for provider, n in counts.items() if n > 1}
-    problems += [f"provider {p!r} is listed more than once" for p in sorted(repeated)]
-    for row in parsed:
-        if row["provider_name"] in repeated:
-            continue  # which of the copies is right is unknowable
-        read.endpoints.append(row)
-        if all(row[column] is None for column in VERCEL_PERCENTILES.values()):
-            read.member["endpoints_without_statistics"] += 1
-    read.member["endpoints_staged"] = len(read.endpoints)
-    read.member["problem"] = summary(problems)
-    return read
-
-
-def _members(snapshot: SnapshotInput) -> list[BundleMember]:
-    if not is_bundle(snapshot.data):
-        content_type = snapshot.meta.content_type
-        return [
-            BundleMember(snapshot.meta.url, 200, (("content-type", content_type),), snapshot.data)
-        ]
-    try:
-        return read_bundle(snapshot.data)
-    except BundleError as error:
-        raise snapshot.fail(f"not a readable bundle: {error}") from None
+POLL = EndpointPoll(
+    shape=SHAPE,
+    scope=SCOPE,
+    endpoint=_endpoint,
+    key="provider_name",
+    repeated="provider",
+    statistics=tuple(VERCEL_PERCENTILES.values()),
+    summary=summary,
+    label=lambda value: label(value, 300),
+)
 
 
 def parse(snapshot: SnapshotInput) -> Frames:
-    models: dict[str, int] = {}
-    reads = [
-        _read_member(index, member, models)
-        for index, member in enumerate(_members(snapshot), start=1)
-    ]
+    reads = read_poll(POLL, snapshot)
     if not any(read.endpoints for read in reads):
         if not reads:
             raise snapshot.fail("the bundle holds no responses")

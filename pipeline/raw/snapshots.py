@@ -662,10 +662,40 @@ def stored_names(meta: SnapshotMeta) -> tuple[str, str]:
 
 
 class StoreBase:
-    """What every snapshot store does the same way, from its backend's `add_stream` (store
-    bytes and their record), `_scan` (every readable record and the withdrawn ones) and
-    `_withdrawal` (a withdrawn snapshot's marker as read): the local folder (SnapshotStore) and
-    an S3 prefix (pipeline.raw.s3_store). Callers use `pipeline.raw.store.open_store`."""
+    """A snapshot store, whatever holds it: the type callers use (`pipeline.raw.store.Store`),
+    so they do not know which they have. What every store does the same way comes from its
+    backend's `add_stream` (store bytes and their record), `_scan` (every readable record and
+    the withdrawn ones) and `_withdrawal` (a withdrawn snapshot's marker as read); the rest each
+    backend does its own way: the local folder (SnapshotStore) and an S3 prefix
+    (pipeline.raw.s3_store). Callers use `pipeline.raw.store.open_store`."""
+
+    cleaned: list[Path]  # temporary files of killed writers deleted (the local store only)
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as `open_store` takes it."""
+        raise NotImplementedError
+
+    def read(self, meta: SnapshotMeta) -> bytes:
+        raise NotImplementedError
+
+    def withdraw(self, meta: SnapshotMeta, reason: str, when: datetime) -> Withdrawal:
+        raise NotImplementedError
+
+    def withdrawal(self, meta: SnapshotMeta) -> Withdrawal | None:
+        raise NotImplementedError
+
+    def has_record(self, meta: SnapshotMeta) -> bool:
+        raise NotImplementedError
+
+    def has_snapshots(self) -> bool:
+        raise NotImplementedError
+
+    def stat_of(self, meta: SnapshotMeta) -> os.stat_result | None:
+        raise NotImplementedError
+
+    def stats_of(self, metas: Iterable[SnapshotMeta]) -> list[os.stat_result | None]:
+        raise NotImplementedError
 
     def add_stream(
         self,

@@ -282,31 +282,43 @@ OPENROUTER_WINDOW_MINUTES = 30
 OPENROUTER_STATISTICS = ("p50", "p75", "p90", "p99")
 
 
-def _percentile(statistic: str, metric: str, unit: str, bound: float, given_as: str) -> object:
+# The percentile columns of live traffic (OpenRouter's API and website, Vercel's gateway):
+# metric -> (what it is, its unit, its upper bound in that unit)
+_PERCENTILE_METRICS = {
+    "output_tokens_per_s": ("output tokens/s", "tokens/s", MAX_TOKENS_PER_S),
+    "ttft_s": ("time to first token", "s", MAX_TTFT_S),
+}
+
+
+def percentile_columns(statistics: tuple[str, ...]) -> dict[tuple[str, str], str]:
+    """(metric, statistic) -> its column, `<metric>_<statistic>`, metric by metric."""
+    return {
+        (metric, statistic): f"{metric}_{statistic}"
+        for metric in _PERCENTILE_METRICS
+        for statistic in statistics
+    }
+
+
+def _percentile(metric: str, statistic: str, given_as: str) -> object:
+    """A percentile column: positive, under its metric's bound, null when not measured;
+    `given_as` names the source's field it is read from."""
+    what, unit, bound = _PERCENTILE_METRICS[metric]
     return pa.Field(
         gt=0,
         lt=bound,
         nullable=True,
         metadata={"unit": unit},
-        description=f"{metric} at {statistic} of the requests in the window ({given_as}): null "
+        description=f"{what} at {statistic} of the requests in the window ({given_as}): null "
         "when not measured",
     )
 
 
 def _throughput(statistic: str) -> object:
-    return _percentile(
-        statistic, "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, "throughput_last_30m"
-    )
+    return _percentile("output_tokens_per_s", statistic, "throughput_last_30m")
 
 
 def _ttft(statistic: str) -> object:
-    return _percentile(
-        statistic,
-        "time to first token",
-        "s",
-        MAX_TTFT_S,
-        "latency_last_30m, milliseconds in the API",
-    )
+    return _percentile("ttft_s", statistic, "latency_last_30m, milliseconds in the API")
 
 
 class OpenRouterEndpoints(StagedFrame):
@@ -393,16 +405,25 @@ class OpenRouterEndpoints(StagedFrame):
 
 
 # (metric, statistic) -> its column in openrouter_endpoints
-OPENROUTER_PERCENTILES = {
-    (metric, statistic): f"{metric}_{statistic}"
-    for metric in ("output_tokens_per_s", "ttft_s")
-    for statistic in OPENROUTER_STATISTICS
-}
+OPENROUTER_PERCENTILES = percentile_columns(OPENROUTER_STATISTICS)
 
 
-class OpenRouterPollMembers(StagedFrame):
-    """One row per response of an OpenRouter poll (a bundle member, or the one captured
-    response): what was read from it and what was not."""
+def _endpoints_staged(table: str = "") -> object:
+    into = f" into {table}" if table else ""
+    return pa.Field(ge=0, description=f"endpoints read{into}")
+
+
+def _without_statistics(note: str = "") -> object:
+    """`note`: why a staged endpoint may have no figure, as the source says."""
+    return pa.Field(
+        ge=0, description=f"staged endpoints with no throughput or latency figure{note}"
+    )
+
+
+class PollMembers(StagedFrame):
+    """One row per response of a poll of per-model endpoint responses (a bundle member, or the
+    one captured response): what was read from it and what was not
+    (pipeline/extract/endpoint_poll.py)."""
 
     member_index: Series[int] = pa.Field(ge=1, description="1-based position in the bundle")
     member_url: Series[str] = pa.Field(
@@ -413,14 +434,8 @@ class OpenRouterPollMembers(StagedFrame):
     endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
         ge=0, nullable=True, description="endpoints in the response; null when unreadable"
     )
-    endpoints_staged: Series[int] = pa.Field(
-        ge=0, description="endpoints read into openrouter_endpoints"
-    )
-    endpoints_without_statistics: Series[int] = pa.Field(
-        ge=0,
-        description="staged endpoints with no throughput or latency figure at all (all of them "
-        "when the request carried no API key)",
-    )
+    endpoints_staged: Series[int] = _endpoints_staged()
+    endpoints_without_statistics: Series[int] = _without_statistics()
     problem: Series[str] = _text(
         "why the response, or some of its endpoints, was not read; null when all was read",
         nullable=True,
@@ -428,6 +443,16 @@ class OpenRouterPollMembers(StagedFrame):
 
     class Config:
         unique = ["snapshot_id", "member_index"]
+
+
+class OpenRouterPollMembers(PollMembers):
+    """One row per response of an OpenRouter poll (a bundle member, or the one captured
+    response): what was read from it and what was not."""
+
+    endpoints_staged: Series[int] = _endpoints_staged("openrouter_endpoints")
+    endpoints_without_statistics: Series[int] = _without_statistics(
+        " at all (all of them when the request carried no API key)"
+    )
 
 
 class OpenRouterProviders(StagedFrame):
@@ -556,28 +581,20 @@ class ModelsDevOffers(StagedFrame):
 
 FRONTEND_STATISTICS = ("p50", "p75", "p90", "p95", "p99")
 # (metric, statistic) -> its column in openrouter_frontend_stats
-FRONTEND_PERCENTILES = {
-    (metric, statistic): f"{metric}_{statistic}"
-    for metric in ("output_tokens_per_s", "ttft_s")
-    for statistic in FRONTEND_STATISTICS
-}
+FRONTEND_PERCENTILES = percentile_columns(FRONTEND_STATISTICS)
 MAX_WINDOW_MINUTES = 366 * 24 * 60
 _UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _DAY = r"^\d{4}-\d{2}-\d{2}$"
 
 
 def _frontend_throughput(statistic: str) -> object:
-    return _percentile(
-        statistic, "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, f"{statistic}_throughput"
-    )
+    return _percentile("output_tokens_per_s", statistic, f"{statistic}_throughput")
 
 
 def _frontend_ttft(statistic: str) -> object:
     return _percentile(
+        "ttft_s",
         statistic,
-        "time to first token",
-        "s",
-        MAX_TTFT_S,
         f"{statistic}_latency in milliseconds: OpenRouter's latency, which its documented API "
         "defines as time to first token",
     )
@@ -844,11 +861,15 @@ class OpenRouterFrontendModels(StagedFrame):
 VERCEL_WINDOW_MINUTES = 60
 VERCEL_STATISTICS = ("p50", "p95")
 # (metric, statistic) -> its column in vercel_gateway_endpoints
-VERCEL_PERCENTILES = {
-    (metric, statistic): f"{metric}_{statistic}"
-    for metric in ("output_tokens_per_s", "ttft_s")
-    for statistic in VERCEL_STATISTICS
-}
+VERCEL_PERCENTILES = percentile_columns(VERCEL_STATISTICS)
+
+
+def _vercel_figure(metric: str, statistic: str) -> object:
+    given_as = {
+        "output_tokens_per_s": "throughput_last_1h",
+        "ttft_s": "latency_last_1h, milliseconds in the API",
+    }[metric]
+    return _percentile(metric, statistic, given_as)
 
 
 def _uptime(window: str) -> object:
@@ -892,18 +913,10 @@ class VercelGatewayEndpoints(StagedFrame):
     uptime_last_15m: Series[float] = _uptime("15 minutes")
     uptime_last_1h: Series[float] = _uptime("hour")
     uptime_last_1d: Series[float] = _uptime("day")
-    output_tokens_per_s_p50: Series[float] = _percentile(
-        "p50", "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, "throughput_last_1h"
-    )
-    output_tokens_per_s_p95: Series[float] = _percentile(
-        "p95", "output tokens/s", "tokens/s", MAX_TOKENS_PER_S, "throughput_last_1h"
-    )
-    ttft_s_p50: Series[float] = _percentile(
-        "p50", "time to first token", "s", MAX_TTFT_S, "latency_last_1h, milliseconds in the API"
-    )
-    ttft_s_p95: Series[float] = _percentile(
-        "p95", "time to first token", "s", MAX_TTFT_S, "latency_last_1h, milliseconds in the API"
-    )
+    output_tokens_per_s_p50: Series[float] = _vercel_figure("output_tokens_per_s", "p50")
+    output_tokens_per_s_p95: Series[float] = _vercel_figure("output_tokens_per_s", "p95")
+    ttft_s_p50: Series[float] = _vercel_figure("ttft_s", "p50")
+    ttft_s_p95: Series[float] = _vercel_figure("ttft_s", "p95")
     window_minutes: Series[int] = pa.Field(
         isin=[VERCEL_WINDOW_MINUTES],
         metadata={"unit": "minutes"},
@@ -917,34 +930,14 @@ class VercelGatewayEndpoints(StagedFrame):
         unique = ["snapshot_id", "model", "provider_name"]
 
 
-class VercelGatewayPollMembers(StagedFrame):
+class VercelGatewayPollMembers(PollMembers):
     """One row per response of a Vercel AI Gateway poll (a bundle member, or the one response):
     what was read from it and what was not."""
 
-    member_index: Series[int] = pa.Field(ge=1, description="1-based position in the bundle")
-    member_url: Series[str] = pa.Field(
-        str_matches=r"^https?://", description="request URL of the response"
+    endpoints_staged: Series[int] = _endpoints_staged("vercel_gateway_endpoints")
+    endpoints_without_statistics: Series[int] = _without_statistics(
+        " (Vercel shows metrics only for providers with enough traffic)"
     )
-    http_status: Series[int] = pa.Field(ge=100, le=599, description="HTTP status received")
-    model: Series[str] = _text("the response's data.id; null when unreadable", nullable=True)
-    endpoints_listed: Series[pd.Int64Dtype] = pa.Field(
-        ge=0, nullable=True, description="endpoints in the response; null when unreadable"
-    )
-    endpoints_staged: Series[int] = pa.Field(
-        ge=0, description="endpoints read into vercel_gateway_endpoints"
-    )
-    endpoints_without_statistics: Series[int] = pa.Field(
-        ge=0,
-        description="staged endpoints with no throughput or latency figure (Vercel shows "
-        "metrics only for providers with enough traffic)",
-    )
-    problem: Series[str] = _text(
-        "why the response, or some of its endpoints, was not read; null when all was read",
-        nullable=True,
-    )
-
-    class Config:
-        unique = ["snapshot_id", "member_index"]
 
 
 FRAMES: dict[str, type[StagedFrame]] = {
