@@ -573,13 +573,19 @@ def test_a_response_of_100000_endpoints_parses_in_reasonable_time(tmp_path: Path
 
 
 def test_the_percentile_columns_are_the_models_and_the_core_sqls() -> None:
-    """Each percentile column is in the model and in the core SQL's UNPIVOT: a column one of them
-    lacked would be a figure never staged, or never made an observation."""
+    """Each percentile column is in the model and in what the core SQL's UNPIVOT of the routers'
+    rows reads: a column one of them lacked would be a figure never staged, or never made an
+    observation (and the UNPIVOT takes no other column of either router's rows)."""
     columns = set(OPENROUTER_PERCENTILES.values())
     model = FRAMES["openrouter_endpoints"].to_schema().columns
     assert columns <= set(model)
     assert {c for c in model if c.startswith(("output_tokens_per_s_", "ttft_s_"))} == columns
     sql = (SQL_DIR / "core" / "10_observations.sql").read_text(encoding="utf-8")
-    unpivoted = re.search(r"UNPIVOT routed\s+ON (.*?)\s+INTO", sql, re.DOTALL)
+    unpivoted = re.search(r"UNPIVOT routers\s+ON COLUMNS\('([^']*)'\)\s+INTO", sql)
     assert unpivoted is not None
-    assert {name.strip() for name in unpivoted.group(1).split(",")} == columns
+    pattern = re.compile(unpivoted.group(1))
+    assert {c for c in model if pattern.search(c)} == columns
+    gateway = FRAMES["vercel_gateway_endpoints"].to_schema().columns
+    read = {c for c in gateway if pattern.search(c)}
+    assert read == {c for c in gateway if c.startswith(("output_tokens_per_s_", "ttft_s_"))}
+    assert read
