@@ -76,18 +76,18 @@ def test_strict_and_keep_going_exclude_each_other(settings, cli, monkeypatch):
     assert "not allowed with argument" in result.err
 
 
+def _modules_after(*lines: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `lines`."""
+    program = "\n".join(["import json, sys", *lines, "print(json.dumps(sorted(sys.modules)))"])
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout))
+
+
 def test_the_command_line_parser_imports_no_dagster_and_no_release_code():
     """Every command module is imported to build the parser: what only `run` needs stays in
     `run` (pipeline/cli/__init__.py), or every `speedbook build` pays for it."""
-    program = (
-        "import json, sys\n"
-        "from pipeline.cli import build_parser\n"
-        "build_parser()\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout)
+    loaded = _modules_after("from pipeline.cli import build_parser", "build_parser()")
     heavy = {"dagster", "pandas", "pandera", "pyarrow", "pydantic", "jinja2"}
     assert sorted({name.split(".")[0] for name in loaded} & heavy) == []
     assert [name for name in loaded if name.startswith("pipeline.release")] == []
@@ -97,15 +97,10 @@ def test_a_command_named_loads_its_own_module_only():
     """`speedbook build` (every half hour, mostly with nothing new) builds its parser from its
     own module: DuckDB (`sql`, `sources`) and the identity rules (`resolve`) stay unloaded, and
     `--help` or a mistyped command still sees every command."""
-    program = (
-        "import json, sys\n"
-        "from pipeline.cli import _commands_for, build_parser\n"
-        "build_parser(_commands_for(['build', '--force']))\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+    loaded = _modules_after(
+        "from pipeline.cli import _commands_for, build_parser",
+        "build_parser(_commands_for(['build', '--force']))",
     )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(done.stdout))
     assert {"pipeline.cli.build"} <= loaded
     assert not loaded & {"duckdb", "pipeline.cli.sql", "pipeline.normalise.entities"}
     from pipeline.cli import COMMAND_MODULES, _commands_for
