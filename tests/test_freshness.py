@@ -5,7 +5,6 @@ by a fetch), against the source's cadence: never from when a build ran."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from conftest import CliResult, build_into
+from test_build import copy_of
 
 from pipeline.cli.sources import source_rows, unusable_snapshots
 from pipeline.dagster.assets.freshness import CHECK
@@ -249,11 +249,10 @@ def test_sources_says_so_when_the_warehouse_cannot_be_read(settings: Settings, c
 def test_sources_reports_a_newest_snapshot_the_last_build_could_not_use(
     built: Settings, tmp_path: Path, cli: Cli
 ):
-    warehouse = tmp_path / "warehouse"
-    shutil.copytree(built.warehouse, warehouse, symlinks=True)
-    with connect(Settings.resolve(warehouse=warehouse)) as con:
+    warehouse = copy_of(built, tmp_path).warehouse  # a copy whose lake writes stay its own
+    with connect(Settings.resolve(warehouse=warehouse)) as con:  # core.extractions reads it
         con.execute(
-            "UPDATE core.extractions SET status = 'damaged' "
+            "UPDATE staging.extractions SET status = 'damaged' "
             "WHERE snapshot_id = 'aa-kimi-k2-6/20261129T000000Z-efaf056cfc4d.html'"
         )
     result = cli("sources", "--warehouse", str(warehouse))
