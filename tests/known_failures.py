@@ -25,19 +25,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "tests/test_build_summary.py::test_a_failed_build_says_what_failed_and_the_fix_in_a_few_lines[export schema]": (
         "the summary's wording after a committed core (fixed on main, not yet confirmed by a run)"
     ),
-    "tests/test_keep_publishing.py::test_a_rejected_snapshot_is_reported_and_the_release_goes_out": (
-        "a rejected poll's message changed with jiter's words; not yet re-read"
-    ),
-    "tests/test_keep_publishing.py::test_a_snapshot_whose_staged_rows_fail_their_check_is_rejected": (
-        "staged rows edited in the lake after extraction are not checked again by --force (the export's validation stops them, exit 1 not 4): to decide"
-    ),
     "tests/test_bench_smoke.py::test_the_poll_scenario_runs_at_a_tiny_size": (
         "the store's bytes against the history's: the comparison's expectation is not yet settled"
     ),
     "tests/test_beyond_one_machine.py::test_a_scheduled_run_fetches_into_s3_builds_on_postgresql_and_s3_and_publishes_to_s3": (
         "passes alone; in an xdist worker whose forkserver started before the test set SPEEDBOOK_DAGSTER_STORAGE, the run's steps lack it"
-    ),
-    "tests/test_snapshot_withdraw.py::test_diff_and_releases_tell_a_removal_in_the_order_it_happened": (
-        "not yet diagnosed after the lake"
     ),
 }
