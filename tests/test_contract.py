@@ -322,6 +322,21 @@ def test_a_1_2_1_release_is_read_in_todays_shape(old):
     assert "source" in old["inference.json"]["providers"][0]["live_figures"][0]
 
 
+def test_a_figure_that_breaks_the_contract_is_named_with_the_snapshot_it_cites(old):
+    """A bad value staged from a snapshot (a hand edit in the lake) stops the release at the
+    export's check: the problem names the snapshot, so the build's summary does."""
+    inference = upgrade("inference.json", old["inference.json"])
+    assert problems("inference.json", inference) == []
+    figure = inference["providers"][0]["figures"][0]
+    figure["value"] = -1.0
+    (found,) = problems("inference.json", inference)
+    assert found.startswith("inference.json at providers/0/figures/0/value: -1.0 ")
+    assert found.endswith(f" (from snapshot {figure['snapshot']})")
+    inference["license"] = None  # not under a figure: no snapshot to name
+    licence = [p for p in problems("inference.json", inference) if " at license: " in p]
+    assert licence and not any("snapshot" in p for p in licence)
+
+
 def test_a_1_0_release_is_read_with_the_endpoint_ids_the_warehouse_spelled(old):
     """Releases published before 1.1.0 carry no endpoint ids; reading them spells the ids as the
     warehouse did then (checked against every figure the 1.2.1 release of the same content

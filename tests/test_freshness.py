@@ -5,7 +5,6 @@ by a fetch), against the source's cadence: never from when a build ran."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from conftest import CliResult, build_into
+from test_build import copy_of
 
 from pipeline.cli.sources import source_rows, unusable_snapshots
 from pipeline.dagster.assets.freshness import CHECK
@@ -150,10 +150,10 @@ def test_the_raw_assets_carry_no_freshness_policy_and_one_warning_check_each(set
 
 
 @pytest.mark.e2e
-def test_a_fetch_re_confirming_an_old_snapshot_makes_the_source_pass(tmp_path: Path):
+def test_a_fetch_re_confirming_an_old_snapshot_makes_the_source_pass(built, tmp_path: Path):
     """Hand-made: a fetch at the data date found LLMPerf's Groq summary unchanged; the check
     passes with the re-confirmation, exactly as mart.source_health counts it fresh."""
-    settings = build_into(tmp_path / "first")
+    settings = copy_of(built, tmp_path / "first")  # built as build_into builds it
     record_outcome(
         settings.raw_dir,
         "llmperf-groq-70b",
@@ -249,11 +249,10 @@ def test_sources_says_so_when_the_warehouse_cannot_be_read(settings: Settings, c
 def test_sources_reports_a_newest_snapshot_the_last_build_could_not_use(
     built: Settings, tmp_path: Path, cli: Cli
 ):
-    warehouse = tmp_path / "warehouse"
-    shutil.copytree(built.warehouse, warehouse, symlinks=True)
-    with connect(Settings.resolve(warehouse=warehouse)) as con:
+    warehouse = copy_of(built, tmp_path).warehouse  # a copy whose lake writes stay its own
+    with connect(Settings.resolve(warehouse=warehouse)) as con:  # core.extractions reads it
         con.execute(
-            "UPDATE core.extractions SET status = 'damaged' "
+            "UPDATE staging.extractions SET status = 'damaged' "
             "WHERE snapshot_id = 'aa-kimi-k2-6/20261129T000000Z-efaf056cfc4d.html'"
         )
     result = cli("sources", "--warehouse", str(warehouse))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CliResult
+from test_build import copy_of
 
 from pipeline.raw import snapshots
 from pipeline.raw.inventory import take_inventory
@@ -332,9 +333,7 @@ def test_snapshot_list_skips_a_bad_record_with_a_warning(settings: Settings, cli
 def test_build_skips_bad_records_reports_each_once_and_still_releases(
     built: Settings, tmp_path: Path, cli: Cli
 ) -> None:
-    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
-    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    settings = copy_of(built, tmp_path)  # its build writes into its own lake
     bad_time = break_openrouter(settings, retrieved_at="yesterday")
     unreadable = settings.raw_dir / "aa-kimi-k2-6" / (BAD_NAME + META_SUFFIX)
     unreadable.write_text("{not json")

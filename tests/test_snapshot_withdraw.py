@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+
+from test_build import copy_of
 
 from pipeline.raw.inventory import take_inventory
 from pipeline.raw.snapshots import WITHDRAWN_SUFFIX, SnapshotStore
@@ -88,9 +89,7 @@ def test_remove_withdraws_and_keeps_the_bytes(settings, cli, tmp_path):
 
 
 def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(built, tmp_path, cli):
-    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
-    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    settings = copy_of(built, tmp_path)  # its builds write into its own lake
     where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
     page = tmp_path / "kimi.html"
     page.write_text(KIMI_PAGE.replace("{speed}", "9,999"))  # a typo'd capture, parsed fine
@@ -110,7 +109,7 @@ def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(buil
     inference = json.loads((latest / "inference.json").read_text())
     assert mistake.snapshot_id not in {ref["id"] for ref in inference["snapshots"]}
     cerebras = next(p for p in inference["providers"] if p["id"] == "cerebras")
-    assert 9999.0 not in [f["value"] for f in cerebras["live_figures"]]
+    assert 9999.0 not in [f["value"] for f in cerebras["figures"]]
     changes = json.loads((latest / "changes.json").read_text())
     assert changes["from"]["version"] == "2026.11.30"  # compared with what latest served
     withdrawn = next(n for n in changes["notes"] if n["kind"] == "withdrawn")
@@ -148,9 +147,7 @@ def test_diff_and_releases_tell_a_removal_in_the_order_it_happened(built, tmp_pa
     backwards) and `speedbook releases` compared that release with its same-date twin ("no
     content changed"); the first removal's changelog said "first release", having passed over
     the release that cited the withdrawn snapshot."""
-    shutil.copytree(built.warehouse, tmp_path / "warehouse", symlinks=True)
-    shutil.copytree(built.exports, tmp_path / "exports", symlinks=True)
-    settings = Settings.resolve(built.registry, tmp_path / "warehouse", tmp_path / "exports")
+    settings = copy_of(built, tmp_path)  # its builds write into its own lake
     where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
     store = SnapshotStore(settings.raw_dir)
 
@@ -159,7 +156,9 @@ def test_diff_and_releases_tell_a_removal_in_the_order_it_happened(built, tmp_pa
         assert result.status == 0, result.out + result.err
 
     def releases() -> list[dict]:
-        return json.loads(cli("releases", "--json", *where).out)
+        listed = cli("releases", "--json", *where)
+        assert listed.status == 0, listed.err
+        return json.loads(listed.out)
 
     # 1. a snapshot the latest release cites, removed: the same data date, one source fewer
     cited = store.latest("aa-kimi-k2-6")
@@ -193,7 +192,7 @@ def test_diff_and_releases_tell_a_removal_in_the_order_it_happened(built, tmp_pa
     assert diff.out.startswith("# Speedbook 2026.11.29.2\n")  # the newest publish, not 12.01
     assert "Changes from release 2026.12.01 (data date 2026-12-01)" in diff.out
     # the mistaken 1,111 goes, the compilation's figure is what is left (the right direction)
-    cerebras = "| Cerebras | Kimi K2.6 | standard | output_tokens_per_s | live_median | 1,111.0 "
+    cerebras = "| Cerebras | Kimi K2.6 | standard | output_tokens_per_s | live | 1,111.0 "
     assert cerebras in diff.out
     assert "## Sources removed" in diff.out and "## Sources added" not in diff.out
     rows = releases()

@@ -35,12 +35,28 @@ def validator(export_file: str) -> jsonschema_rs.Draft202012Validator:
 
 
 def problems(export_file: str, document: Any, limit: int = 10) -> list[str]:
-    """Every way the document breaks its schema (at most `limit`), as 'path: message'."""
+    """Every way the document breaks its schema (at most `limit`), as 'path: message', with the
+    snapshot the offending figure cites when there is one (a bad value staged from it)."""
     found = []
     for error in validator(export_file).iter_errors(document):
         where = "/".join(str(part) for part in error.instance_path) or "(root)"
-        found.append(f"{export_file} at {where}: {error.message}")
+        snapshot = _cited_snapshot(document, error.instance_path)
+        cited = f" (from snapshot {snapshot})" if snapshot else ""
+        found.append(f"{export_file} at {where}: {error.message}{cited}")
     return sorted(found)[:limit]
+
+
+def _cited_snapshot(document: Any, path: Any) -> str | None:
+    """The `snapshot` of the innermost object on `path` that names one (a figure, a claim)."""
+    cited, node = None, document
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict) and isinstance(node.get("snapshot"), str):
+            cited = node["snapshot"]
+    return cited
 
 
 def check(export_file: str, document: Any) -> None:

@@ -15,8 +15,10 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ValidationError
 
 from pipeline.release.contract import DATASET, SCHEMA_VERSION
 from pipeline.release.contract.catalog import (
@@ -66,6 +68,7 @@ from pipeline.release.contract.platforms import (
     PlatformSource,
     StatedCount,
 )
+from pipeline.release.contracts import ContractError
 from pipeline.release.formatting import (
     PLATFORM_KIND_LABELS,
     amount_text,
@@ -314,10 +317,29 @@ def _labels(record: Record, lookups: _Lookups, subject: str) -> dict[str, Any]:
     }
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _checked(kind: type[_M], record: Record, /, **fields: Any) -> _M:
+    """`model(**fields)`, or an error naming the snapshot the figure comes from: a staged row
+    changed after its extraction (never validated again) stops the release, by name."""
+    try:
+        return kind(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ContractError(
+            f"a {record['metric']} figure from snapshot {record['snapshot_id']} breaks the "
+            f"export contract: {where} {first['input']!r}: {first['msg']}"
+        ) from error
+
+
 def _figure(record: Record, lookups: _Lookups) -> Figure:
     """A figure as the providers view shows it: about its model (and variant)."""
     model, variant = lookups.model(record["model_id"]), _variant(record)
-    return Figure(
+    return _checked(
+        Figure,
+        record,
         **_labels(record, lookups, with_variant(model.name, variant)),
         endpoint=record["endpoint_id"],
         model=model,
@@ -529,7 +551,9 @@ def _model_figure(record: Record, lookups: _Lookups, name: str) -> ModelFigure:
     workload = json.loads(record["workload"]) if record["workload"] else {}
     effort = record["reasoning_effort"]
     subject = f"{name} ({effort})" if effort else name
-    return ModelFigure(
+    return _checked(
+        ModelFigure,
+        record,
         metric=record["metric"],
         scope=record["scope"],
         method=record["method"],
@@ -562,7 +586,7 @@ def _endpoint(
         id=endpoint_id,
         provider=provider,
         variant=variant,
-        figures=[EndpointFigure(**_labels(f, lookups, subject)) for f in figures],
+        figures=[_checked(EndpointFigure, f, **_labels(f, lookups, subject)) for f in figures],
         offer=OfferFields(**_offer_fields(offer, lookups)) if offer else None,
     )
 

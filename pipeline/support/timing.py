@@ -1,8 +1,9 @@
 """Per-stage wall time of a build, for the build report and the benchmark.
 
-Stages: inventory, extract (parse), validate, normalise, load, sql, export. Each asset times its
-own work with a `StageClock` and records the seconds in its materialisation's metadata
-(`STAGE_METADATA`); the runner sums them over the run's events, whichever process ran the step.
+Stages: inventory, extract (parse, and validate the frames before they are written), normalise,
+load, sql, export. Each asset times its own work with a `StageClock` and records the seconds in
+its materialisation's metadata (`STAGE_METADATA`); the runner sums them over the run's events,
+whichever process ran the step.
 """
 
 from __future__ import annotations
