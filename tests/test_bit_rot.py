@@ -170,7 +170,7 @@ def test_a_data_file_replaced_by_a_link_to_dev_zero_after_it_was_read(built, tmp
         "--exports",
         str(settings.exports),
         warehouse=settings.warehouse,
-        memory=3 * ONE_GB,
+        memory=6 * ONE_GB,  # a lake build's address space, as test_store_special_files found
         timeout=300,
     )
     assert build.returncode == 4, build.stderr[-3000:]
