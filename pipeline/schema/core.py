@@ -307,6 +307,22 @@ class Observations(CoreTable):
     )
 
 
+class MeasuredObservations(Observations):
+    """The measured figures of core.observations (every figure a source's staged rows give),
+    kept between builds: a build adds those of the snapshots new to its scope and makes them all
+    again only when the rules that make them change (pipeline/warehouse/measured.py)."""
+
+
+class MeasuredSnapshots(CoreTable):
+    """The snapshots whose figures core.measured_observations holds, each with what they were
+    made from: a snapshot whose token differs now has its figures made again."""
+
+    snapshot_id: Series[str] = pa.Field(unique=True)
+    token: Series[str] = pa.Field(
+        description="md5 of the rules, the extraction and the grade its figures were made with"
+    )
+
+
 class ContextFigures(CoreTable):
     """Figures a compilation gives beside a provider's headline that are not about one model
     (a model class, a range across models)."""
@@ -598,6 +614,12 @@ CORE_TABLES: dict[str, type[CoreTable]] = {
     "claim_evidence": ClaimEvidence,
     "platforms": Platforms,
     "fetch_outcomes": FetchOutcomes,
+}
+# Tables kept from build to build, each brought up to date with what is new: the measured
+# figures, a pass over the whole history to compute (pipeline/warehouse/measured.py).
+KEPT_TABLES: dict[str, type[CoreTable]] = {
+    "measured_observations": MeasuredObservations,
+    "measured_snapshots": MeasuredSnapshots,
 }
 # Views over the facts (sql/core/): documented by their models, checked by the asset checks.
 CORE_VIEWS: dict[str, type[CoreTable]] = {

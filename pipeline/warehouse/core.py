@@ -4,9 +4,10 @@ Python loads what comes from files (registry, snapshot records, entities, review
 platforms, label resolutions); the SQL in `sql/core/` derives the rest (how each source's keys
 map to endpoints, the figures compilations and claims repeat) and defines the views over the
 facts (`core.observations` and the offers). The facts themselves stay where extraction put them,
-in the shape their sources give them (staging): a build rewrites only these small tables, so its
-cost follows what is new, not the history. Readers see the previous build until the transaction
-commits: a lake snapshot of a whole build.
+in the shape their sources give them (staging): a build rewrites only these small tables and adds
+the figures of the snapshots new to it (pipeline/warehouse/measured.py), so its cost follows
+what is new, not the history. Readers see the previous build until the transaction commits: a
+lake snapshot of a whole build.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pipeline.normalise.entities import Resolver
 from pipeline.normalise.labels import LabelReport
 from pipeline.raw.outcomes import OutcomeRecord
 from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.schema.core import CORE_TABLES
+from pipeline.schema.core import CORE_TABLES, KEPT_TABLES
 from pipeline.schema.ddl import sync_tables
 from pipeline.sources.formats import FORMATS
 from pipeline.sources.registry import Source
@@ -35,6 +36,7 @@ from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.checks import CheckResult, run_checks
 from pipeline.warehouse.lake import lake_snapshot
 from pipeline.warehouse.marts import apply_marts
+from pipeline.warehouse.measured import MeasuredRefresh, refresh_measured, remember_mappings
 from pipeline.warehouse.sqlfiles import run_sql_file
 
 BUILD_STATE_DDL = """
@@ -43,6 +45,11 @@ CREATE TABLE IF NOT EXISTS core.build_state (
     data_date TIMESTAMPTZ       -- newest snapshot retrieval the build used
 )
 """
+
+
+# The kept figures are brought up to date once the keys they join are made, before the cited
+# figures (30_) read core.observations.
+MEASURED_AFTER = "20_endpoint_keys.sql"
 
 
 class CoreBuildError(RuntimeError):
@@ -57,6 +64,7 @@ class WarehouseBuild:
     counts: dict[str, int]
     checks: list[CheckResult]
     lake_snapshot: int | None
+    measured: MeasuredRefresh | None = None
 
     @property
     def committed(self) -> bool:
@@ -69,6 +77,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
     with transaction(con):
         con.execute("CREATE SCHEMA IF NOT EXISTS core")
         sync_tables(con, "core", CORE_TABLES)
+        sync_tables(con, "core", KEPT_TABLES)
         con.execute(BUILD_STATE_DDL)
 
 
@@ -322,6 +331,7 @@ def build_core(
     platform_rows, platform_sources = _platform_frames(platforms)
     con.execute("BEGIN TRANSACTION")
     try:
+        remembered = remember_mappings(con)
         for name in CORE_TABLES:
             con.execute(f"DELETE FROM core.{name}")
         _insert(con, "core.sources", _sources_frame(sources, confirmed))
@@ -339,8 +349,13 @@ def build_core(
         _replace(con, "core.platform_sources", platform_sources)
         _replace(con, "core.format_measurements", _measurements_frame())
         pause_point("core-transaction")  # the old tables are deleted, the new not yet loaded
+        measured = None
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
             run_sql_file(con, path)
+            if path.name == MEASURED_AFTER:
+                measured = refresh_measured(con, remembered=remembered)
+        if measured is None:
+            raise CoreBuildError(f"sql/core/{MEASURED_AFTER} is missing")
         used = con.execute("SELECT max(retrieved_at) FROM core.build_scope").fetchone()
         data_date = used[0] if used and used[0] is not None else data_date
         con.execute("DELETE FROM core.build_state")
@@ -353,9 +368,9 @@ def build_core(
         checks = run_checks(con)
         if not all(check.passed for check in checks):
             con.execute("ROLLBACK")
-            return WarehouseBuild(counts, checks, None)
+            return WarehouseBuild(counts, checks, None, measured)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return WarehouseBuild(counts, checks, lake_snapshot(con))
+    return WarehouseBuild(counts, checks, lake_snapshot(con), measured)

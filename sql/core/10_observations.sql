@@ -1,10 +1,12 @@
--- core.observations: every figure of every snapshot the build reads, one long table, as a view
--- over the facts in the shape their sources give them (staging: one row per endpoint x poll with
--- its percentiles as columns, one row per run, ...) and the few figures derived per build
--- (core.cited_observations: compilations' figures and record claims). Every row carries how it
--- was measured (scope, method, statistic, window) exactly as its source says it: a p90 is a p90,
--- a one-off run is a one-off run, a listed price is not a measurement.
-CREATE OR REPLACE VIEW core.observations AS
+-- core.figures_from_staging: every measured figure of every snapshot the build reads, computed
+-- from the facts in the shape their sources give them (staging: one row per endpoint x poll with
+-- its percentiles as columns, one row per run, ...). Every row carries how it was measured
+-- (scope, method, statistic, window) exactly as its source says it: a p90 is a p90, a one-off run
+-- is a one-off run, a listed price is not a measurement. A figure depends only on its own
+-- snapshot's rows, the snapshot's grade, the key mapping and these rules, so a build keeps them
+-- in core.measured_observations and computes only the new snapshots' (pipeline/warehouse/
+-- measured.py).
+CREATE OR REPLACE VIEW core.figures_from_staging AS
 WITH measured AS (FROM core.measured()),
 -- Artificial Analysis's provider pages: 72-hour medians of its fixed-workload probes, and the
 -- blended price it lists per endpoint
@@ -253,5 +255,11 @@ SELECT * FROM aa_figures
 UNION ALL BY NAME SELECT * FROM perf_figures
 UNION ALL BY NAME SELECT * FROM router_figures
 UNION ALL BY NAME SELECT * FROM frontend_figures
-UNION ALL BY NAME SELECT * FROM daily_figures
+UNION ALL BY NAME SELECT * FROM daily_figures;
+
+-- core.observations: every figure of every snapshot the build reads, one long table: the
+-- measured figures kept between builds and the few each build derives (core.cited_observations:
+-- compilations' figures and record claims).
+CREATE OR REPLACE VIEW core.observations AS
+SELECT * FROM core.measured_observations
 UNION ALL BY NAME SELECT * FROM core.cited_observations;

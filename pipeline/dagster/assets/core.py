@@ -201,10 +201,15 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
             data_date=inventory.data_date,
             outcomes=[record for records in logs.values() for record in records],
         )
+    if built.measured is not None:
+        report(f"warehouse: {built.measured.summary()}")
     if built.committed:
         report(f"warehouse: core and mart committed as lake snapshot {built.lake_snapshot}")
+        measured = built.measured
         yield dg.MaterializeResult(
-            asset_key=CORE, metadata={f"rows_{name}": n for name, n in built.counts.items()}
+            asset_key=CORE,
+            metadata={f"rows_{name}": n for name, n in built.counts.items()}
+            | ({} if measured is None else {"measured_figures_added": measured.figures_added}),
         )
         yield dg.MaterializeResult(
             asset_key=MART,
