@@ -139,8 +139,8 @@ def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
 
 def test_staged_rows_edited_after_their_extraction_never_reach_a_release(built, tmp_path, cli):
     """Rows are validated once, before they are staged: a row changed in the lake afterwards (a
-    hand edit, a bug of an older parser) is not checked again, not even by --force. The export's
-    contract stops it: nothing is published, and the summary names the snapshot (exit 1)."""
+    hand edit, a bug of an older parser) is not checked again, not even by --force, which makes
+    every measured figure again from staging. The export's contract stops it: nothing is published, and the summary names the snapshot (exit 1)."""
     settings = copy_of(built, tmp_path)
     newer = add(
         settings,
@@ -159,6 +159,8 @@ def test_staged_rows_edited_after_their_extraction_never_reach_a_release(built, 
     published = sorted(p.name for p in settings.exports.iterdir())
     result = cli("build", "--force", *where(settings))
     assert result.status == 1, result.out + result.err
+    # --force keeps no measured figure: each is made again from staging, the edited row too
+    assert "measured figures made again (asked for)" in result.out + result.err
     summary = summary_of(result.err)
     assert len(summary) <= 10, summary
     assert summary[0].startswith("build failed: nothing published")

@@ -83,7 +83,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="run the whole graph even when nothing changed since the last build",
+        help="run the whole graph even when nothing changed since the last build, and make every "
+        "measured figure again from staging (none kept from earlier builds)",
     )
     parser.add_argument(
         "--wait",

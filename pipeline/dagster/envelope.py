@@ -145,7 +145,9 @@ def execute(
             return _skipped(last, strict, time.perf_counter() - started)
         from pipeline.dagster.runner import run_graph  # Dagster, now that a run starts
 
-        outcome = run_graph(settings, as_of, str(uuid.uuid4()), strict=strict, verbose=verbose)
+        outcome = run_graph(
+            settings, as_of, str(uuid.uuid4()), strict=strict, verbose=verbose, remake=force
+        )
         outcome.wall_seconds = round(time.perf_counter() - started, 3)
         _write_report(
             settings,

@@ -38,6 +38,7 @@ def build_definitions(
     as_of: datetime | None = None,
     *,
     strict: bool = False,
+    remake: bool = False,
     schedules_running: bool = False,
 ) -> dg.Definitions:
     """The graph of these locations. A run launched from the UI runs each step in its own
@@ -82,7 +83,7 @@ def build_definitions(
             ),
             maintain_schedule,
         ],
-        resources=build_resources(settings, as_of, strict=strict),
+        resources=build_resources(settings, as_of, strict=strict, remake=remake),
         executor=build_executor(settings, as_of),
     )
 

@@ -43,6 +43,7 @@ class SpeedbookResource(dg.ConfigurableResource):
     releases: str = ""  # where releases are published beside exports/ (s3://...); empty: none
     as_of: str = ""  # ISO 8601; empty means "every snapshot on disk"
     strict: bool = False  # publish no release while a snapshot in scope is rejected
+    remake: bool = False  # make every measured figure again (--force), keeping none
 
     _lake: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
     _staging_ready: bool = PrivateAttr(default=False)
@@ -60,6 +61,7 @@ class SpeedbookResource(dg.ConfigurableResource):
         as_of: datetime | None = None,
         *,
         strict: bool = False,
+        remake: bool = False,
     ) -> SpeedbookResource:
         return cls(
             registry=str(settings.registry),
@@ -72,6 +74,7 @@ class SpeedbookResource(dg.ConfigurableResource):
             releases=settings.releases,
             as_of=as_of.isoformat() if as_of else "",
             strict=strict,
+            remake=remake,
         )
 
     @property
@@ -228,13 +231,14 @@ def build_resources(
     as_of: datetime | None = None,
     *,
     strict: bool = False,
+    remake: bool = False,
 ) -> dict[str, Any]:
     """The resources of the graph. Values between assets live under the instance's `storage/`
     with explicit IO managers, so an in-process run stores them as a multiprocess one does
     (Dagster's default would keep them in memory in-process)."""
     storage = settings.dagster_home / "storage"
     return {
-        "speedbook": SpeedbookResource.from_settings(settings, as_of, strict=strict),
+        "speedbook": SpeedbookResource.from_settings(settings, as_of, strict=strict, remake=remake),
         "io_manager": dg.FilesystemIOManager(base_dir=str(storage)),
         "documents": DocumentIOManager(base_dir=str(storage / "documents")),
     }

@@ -137,8 +137,9 @@ def run_graph(
     *,
     strict: bool,
     verbose: bool,
+    remake: bool = False,
 ) -> BuildOutcome:
-    """Run the build job as run `run_id`."""
+    """Run the build job as run `run_id`; `remake`: make every measured figure again."""
     # Dagster's console log (step failures with their stack traces) only with --verbose; the
     # summary names what failed and the run holds the whole log.
     level = "ERROR" if verbose else "CRITICAL"
@@ -146,7 +147,9 @@ def run_graph(
     with ExitStack() as stack:
         from pipeline.dagster.graph import BUILD_JOB, build_definitions
 
-        job = build_definitions(settings, as_of=as_of, strict=strict).resolve_job_def(BUILD_JOB)
+        job = build_definitions(
+            settings, as_of=as_of, strict=strict, remake=remake
+        ).resolve_job_def(BUILD_JOB)
         instance = stack.enter_context(dagster_instance(settings))
         result = job.execute_in_process(
             instance=instance,

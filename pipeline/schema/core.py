@@ -240,8 +240,9 @@ class EndpointKeys(CoreTable):
 
 class Observations(CoreTable):
     """One figure from one snapshot, every snapshot the build reads: the history of every
-    figure. A view over the facts as their sources give them (staging) and the figures each
-    build derives (core.cited_observations); the mart picks the current ones."""
+    figure. A view over the measured figures (core.measured_observations, made from the facts
+    as their sources give them) and the figures each build derives (core.cited_observations);
+    the mart picks the current ones."""
 
     observation_id: Series[str] = pa.Field(unique=True, description="stable hash of its origin")
     endpoint_id: Series[str]
@@ -311,6 +312,17 @@ class MeasuredObservations(Observations):
     """The measured figures of core.observations (every figure a source's staged rows give),
     kept between builds: a build adds those of the snapshots new to its scope and makes them all
     again only when the rules that make them change (pipeline/warehouse/measured.py)."""
+
+
+class CitedObservations(Observations):
+    """The figures each build derives, few whatever the history: compilations' figures, each
+    joined to the endpoint of the measurement it cites, and record claims."""
+
+
+class FiguresFromStaging(Observations):
+    """The measured figures computed from the facts as their sources give them (staging), at
+    each read: what core.measured_observations keeps, for checking it or reading a rule's
+    effect without a build."""
 
 
 class MeasuredSnapshots(CoreTable):
@@ -608,7 +620,7 @@ CORE_TABLES: dict[str, type[CoreTable]] = {
     "models": Models,
     "endpoint_keys": EndpointKeys,
     "endpoints": Endpoints,
-    "cited_observations": Observations,
+    "cited_observations": CitedObservations,
     "context_figures": ContextFigures,
     "claims": Claims,
     "claim_evidence": ClaimEvidence,
@@ -624,6 +636,7 @@ KEPT_TABLES: dict[str, type[CoreTable]] = {
 # Views over the facts (sql/core/): documented by their models, checked by the asset checks.
 CORE_VIEWS: dict[str, type[CoreTable]] = {
     "observations": Observations,
+    "figures_from_staging": FiguresFromStaging,
     "model_figures": ModelFigures,
     "endpoint_offers": EndpointOffers,
     "catalogue_offers": CatalogueOffers,

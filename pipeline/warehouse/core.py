@@ -310,6 +310,7 @@ def build_core(
     as_of: datetime | None,
     data_date: datetime | None,
     outcomes: Sequence[OutcomeRecord] = (),
+    remake: bool = False,
 ) -> WarehouseBuild:
     """Load every core table and the mart in one transaction, check them (pipeline/warehouse/
     checks.py) and commit only when every check passed: a failed step or check leaves the
@@ -318,7 +319,8 @@ def build_core(
     store's whole listing (core.snapshots); `in_scope` the ids the build may read (up to its
     --as-of bound, not damaged); of those, the ones whose extraction succeeded are read. The data
     date is the newest retrieval among them; `data_date` (the inventory's newest) stands in only
-    when none was read. `outcomes`: the fetch logs' records, each source's oldest first."""
+    when none was read. `outcomes`: the fetch logs' records, each source's oldest first. `remake`:
+    make every measured figure again, keeping none (--force)."""
     ensure_core(con)
     extracted = {
         row[0]
@@ -353,7 +355,7 @@ def build_core(
         for path in sorted((SQL_DIR / "core").glob("*.sql")):
             run_sql_file(con, path)
             if path.name == MEASURED_AFTER:
-                measured = refresh_measured(con, remembered=remembered)
+                measured = refresh_measured(con, remembered=remembered, remake=remake)
         if measured is None:
             raise CoreBuildError(f"sql/core/{MEASURED_AFTER} is missing")
         used = con.execute("SELECT max(retrieved_at) FROM core.build_scope").fetchone()

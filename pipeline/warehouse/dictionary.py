@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 import pandera.pandas as pa
 
-from pipeline.schema.core import CORE_TABLES, CORE_VIEWS
+from pipeline.schema.core import CORE_TABLES, CORE_VIEWS, KEPT_TABLES
 from pipeline.schema.ddl import COMMON, columns
 from pipeline.schema.mart import CORE_RELATIONS, MART_VIEWS
 from pipeline.schema.staging import FRAMES
@@ -55,7 +55,7 @@ def descriptions(schema: str, name: str) -> tuple[str, dict[str, str]]:
     if schema == "staging" and name in FRAMES:
         return _summary(FRAMES[name]), _model_descriptions(FRAMES[name])
     if schema == "core":
-        model = CORE_TABLES.get(name) or CORE_VIEWS.get(name)
+        model = CORE_TABLES.get(name) or KEPT_TABLES.get(name) or CORE_VIEWS.get(name)
         if model is not None:
             return _summary(model), _model_descriptions(model)
         if name in CORE_RELATIONS:

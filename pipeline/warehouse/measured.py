@@ -120,23 +120,27 @@ def _count(con: duckdb.DuckDBPyConnection, query: str) -> int:
     return int(count)
 
 
-def refresh_measured(con: duckdb.DuckDBPyConnection, *, remembered: bool) -> MeasuredRefresh:
+def refresh_measured(
+    con: duckdb.DuckDBPyConnection, *, remembered: bool, remake: bool = False
+) -> MeasuredRefresh:
     """Bring core.measured_observations to the build's scope (run inside the build's transaction,
     after core.endpoint_keys is made and before anything reads core.observations). `remembered`:
-    remember_mappings found mappings to compare with."""
+    remember_mappings found mappings to compare with; `remake`: keep none (`build --force`, the
+    way to make them again from staging whatever the tokens say)."""
     con.execute(TOKENS, {"rules": rules_fingerprint(con)})
     kept = _count(
         con,
         "SELECT count(*) FROM core.measured_snapshots "
         "SEMI JOIN current_tokens USING (snapshot_id, token)",
     )
-    changed = _changed_mapping(con) if remembered and kept else None
-    if not remembered or kept == 0 or changed:
-        reason = (
-            f"{changed} changed"
-            if changed
-            else "none kept with the current rules, extraction and grades"
-        )
+    changed = _changed_mapping(con) if remembered and kept and not remake else None
+    if remake or not remembered or kept == 0 or changed:
+        if remake:
+            reason = "asked for"
+        elif changed:
+            reason = f"{changed} changed"
+        else:
+            reason = "none kept with the current rules, extraction and grades"
         dropped = _count(con, "SELECT count(*) FROM core.measured_snapshots")
         con.execute("DELETE FROM core.measured_observations")
         con.execute("DELETE FROM core.measured_snapshots")

@@ -200,6 +200,7 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
             as_of=speedbook.as_of_time,
             data_date=inventory.data_date,
             outcomes=[record for records in logs.values() for record in records],
+            remake=speedbook.remake,
         )
     if built.measured is not None:
         report(f"warehouse: {built.measured.summary()}")
