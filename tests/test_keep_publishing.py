@@ -140,7 +140,8 @@ def test_a_rejected_snapshot_is_reported_and_the_release_goes_out(broken, cli):
 def test_staged_rows_edited_after_their_extraction_never_reach_a_release(built, tmp_path, cli):
     """Rows are validated once, before they are staged: a row changed in the lake afterwards (a
     hand edit, a bug of an older parser) is not checked again, not even by --force, which makes
-    every measured figure again from staging. The export's contract stops it: nothing is published, and the summary names the snapshot (exit 1)."""
+    every measured figure again from staging. The export's contract stops it: nothing is
+    published, and the summary names the snapshot (exit 1)."""
     settings = copy_of(built, tmp_path)
     newer = add(
         settings,
