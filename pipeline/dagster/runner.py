@@ -137,7 +137,7 @@ def run_graph(
     *,
     strict: bool,
     verbose: bool,
-    remake: bool = False,
+    remake: bool,
 ) -> BuildOutcome:
     """Run the build job as run `run_id`; `remake`: make every measured figure again."""
     # Dagster's console log (step failures with their stack traces) only with --verbose; the
