@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import materialize
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
@@ -77,33 +78,6 @@ AA_PAGE = """<html><head><title>Kimi K2.6: API Provider Benchmarking &amp; Analy
 </body></html>"""
 
 
-def test_an_unknown_name_in_a_page_holds_back_its_figures_and_the_rest_publishes(built, tmp_path):
-    """A label from a page that no reviewed alias resolves never stops the release: its figure
-    is held back (reported, never guessed), everything else goes out."""
-    settings = copy_of(built, tmp_path)
-    add_page(
-        settings,
-        "aa-kimi-k2-6",
-        AA_PAGE.format(label="Mystery Cloud", speed="410"),
-        datetime(2026, 11, 29, 6, tzinfo=UTC),
-    )
-    outcome = execute(settings)
-    assert outcome.success, outcome.failures + outcome.failed_checks
-    released = (settings.exports / "latest" / "inference.json").read_text(encoding="utf-8")
-    assert "Mystery Cloud" not in released and "410.0" not in released
-    assert json.loads(released)["providers"]  # the rest went out
-    with connect(settings, read_only=True) as con:
-        held = con.execute(
-            "SELECT status, held_back, suggestions FROM core.labels "
-            "WHERE kind = 'provider' AND label = 'Mystery Cloud'"
-        ).fetchall()
-        figures = con.execute(
-            "SELECT count(*) FROM core.observations WHERE quote LIKE 'Mystery Cloud%'"
-        ).fetchone()[0]
-    assert [(status, back) for status, back, _ in held] == [("unresolved", True)]
-    assert figures == 0
-
-
 def test_a_schema_failure_stops_the_release(built, tmp_path, monkeypatch):
     import pipeline.release.exports as exports
 
@@ -125,24 +99,40 @@ def test_a_schema_failure_stops_the_release(built, tmp_path, monkeypatch):
     assert sorted(p.name for p in settings.exports.iterdir()) == ["2026.11.29", "latest"]
 
 
-def test_markup_in_a_label_never_reaches_an_export(built, tmp_path):
+def test_labels_of_a_new_page_never_carry_markup_and_an_unknown_one_is_held_back(built, tmp_path):
+    """One page, three rows, one build: markup in a label never reaches an export (both rows are
+    read as text and their figures published); a label no reviewed alias resolves never stops
+    the release: its figure is held back (reported, never guessed), everything else goes out."""
     settings = copy_of(built, tmp_path)
     row = AA_PAGE[AA_PAGE.index("<tr><td>{label}") : AA_PAGE.index("</tbody>")]
-    rows = row.format(label="<script>alert(1)</script>Cerebras", speed="990") + row.format(
-        label="Fire<b onmouseover=x>works", speed="980"
+    rows = (
+        row.format(label="<script>alert(1)</script>Cerebras", speed="990")
+        + row.format(label="Fire<b onmouseover=x>works", speed="980")
+        + row.format(label="Mystery Cloud", speed="410")
     )
-    page = AA_PAGE.replace(row, "{rows}").format(rows=rows)  # both labels, one build
+    page = AA_PAGE.replace(row, "{rows}").format(rows=rows)
     add_page(settings, "aa-kimi-k2-6", page, datetime(2026, 11, 29, 6, tzinfo=UTC))
-    assert execute(settings).success
+    outcome = execute(settings)
+    assert outcome.success, outcome.failures + outcome.failed_checks
     with connect(settings, read_only=True) as con:
         staged = con.execute(
             "SELECT list(endpoint_label ORDER BY endpoint_label) FROM staging.aa_endpoints "
             "WHERE snapshot_id LIKE 'aa-kimi-k2-6/20261129T060000Z-%'"
         ).fetchone()
-    assert staged == (["Cerebras", "Fireworks"],)  # both rows read, as text
-    text = (settings.exports / "latest" / "inference.json").read_text()
+        held = con.execute(
+            "SELECT status, held_back FROM core.labels "
+            "WHERE kind = 'provider' AND label = 'Mystery Cloud'"
+        ).fetchall()
+        figures = con.execute(
+            "SELECT count(*) FROM core.observations WHERE quote LIKE 'Mystery Cloud%'"
+        ).fetchone()[0]
+    assert staged == (["Cerebras", "Fireworks", "Mystery Cloud"],)  # all rows read, as text
+    text = (settings.exports / "latest" / "inference.json").read_text(encoding="utf-8")
     assert "<script" not in text and "onmouseover" not in text and "alert(1)" not in text
     assert "990.0" in text and "980.0" in text  # their figures went out
+    assert held == [("unresolved", True)] and figures == 0
+    assert "Mystery Cloud" not in text and "410.0" not in text
+    assert json.loads(text)["providers"]  # the rest went out
 
 
 @pytest.mark.parametrize("history", ["appended", "from scratch"])
@@ -199,8 +189,9 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
 
 def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path, monkeypatch):
     """A build pauses the cyclic collector while it parses a chunk of snapshots (pipeline/
-    support/bulk.py); a process that runs many builds (the tests, a notebook) gets it back
-    enabled, and nothing frozen."""
+    support/bulk.py, its one place); a process that runs many builds (the tests, a notebook)
+    gets it back enabled, and nothing frozen. The run is the parse's own step (Dagster, in
+    process), not the whole build: no other step touches the collector."""
     import dataclasses
 
     from pipeline.extract import PARSERS
@@ -216,6 +207,6 @@ def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path,
 
     monkeypatch.setitem(PARSERS, "aa_provider_page", dataclasses.replace(parser, parse=recording))
     assert gc.isenabled()
-    assert execute(settings).success
+    assert materialize(settings, "key:raw_inventory or key:staging_aa_provider_page").success
     assert collecting_in_parse == [False]  # the new page alone, parsed with the collector paused
     assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -87,22 +87,41 @@ def test_remove_withdraws_and_keeps_the_bytes(settings, cli, tmp_path):
     assert again.status == 2 and "already withdrawn" in again.err
 
 
-def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(built, tmp_path, cli):
+def test_a_withdrawn_snapshot_leaves_later_builds_and_releases_tell_it_in_order(
+    built, tmp_path, cli
+):
+    """A withdrawn snapshot leaves every later build; the next release's changelog says so, once.
+    Two bugs this guards: after `snapshot remove`, `speedbook diff` compared versions by their
+    order (the release without the snapshot, of an older data date, before the one it replaced:
+    the change read backwards), and `speedbook releases` compared a release with its same-date
+    twin ("no content changed"); a first removal's changelog said "first release", having passed
+    over the release that cited the withdrawn snapshot."""
     settings = copy_of(built, tmp_path)  # its builds write into its own lake
     where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
+    store = SnapshotStore(settings.raw_dir)
+
+    def build() -> None:
+        result = cli("build", *where)
+        assert result.status == 0, result.out + result.err
+
+    def releases() -> list[dict]:
+        listed = cli("releases", "--json", *where)
+        assert listed.status == 0, listed.err
+        return json.loads(listed.out)
+
+    # 1. a later capture with a typo, published, then removed: the release without it has an
+    # older data date and becomes latest
     page = tmp_path / "kimi.html"
     page.write_text(KIMI_PAGE.replace("{speed}", "9,999"))  # a typo'd capture, parsed fine
     when = ["--retrieved-at", "2026-11-30"]
     added = cli("snapshot", "add", "aa-kimi-k2-6", str(page), *when, *where)
     assert added.status == 0, added.err
-    assert cli("build", *where).status == 0
+    build()
     assert os.readlink(settings.exports / "latest") == "2026.11.30"
-    mistake = SnapshotStore(settings.raw_dir).list("aa-kimi-k2-6")[-1]
+    mistake = store.list("aa-kimi-k2-6")[-1]
     removed = cli("snapshot", "remove", "aa-kimi-k2-6", mistake.file, "--reason", "typo", *where)
     assert removed.status == 0, removed.err
-    result = cli("build", *where)
-    assert result.status == 0, result.out + result.err
-    # the release without it becomes latest, though its data date is older
+    build()
     latest = settings.exports / "latest"
     assert os.readlink(latest) == "2026.11.29.1"
     inference = json.loads((latest / "inference.json").read_text())
@@ -118,8 +137,22 @@ def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(buil
     assert f"aa-kimi-k2-6: snapshot {mistake.file} withdrawn: on " in changelog
     replaced = "replaces release 2026.11.30 as latest: it cites 1 snapshot(s) no longer good"
     assert replaced in changelog
-    # nothing new: no release (a later release no longer says it: the next test)
-    assert cli("build", *where).status == 0
+    diff = cli("diff", *where)
+    assert diff.status == 0, diff.err
+    assert diff.out.startswith("# Speedbook 2026.11.29.1\n")  # the newest publish, not 11.30
+    assert "Changes from release 2026.11.30 (data date 2026-11-30)" in diff.out
+    # the mistaken 9,999 goes, the compilation's figure is what is left (the right direction)
+    cerebras_row = "| Cerebras | Kimi K2.6 | standard | output_tokens_per_s | live | 9,999.0 "
+    assert cerebras_row in diff.out
+    rows = releases()
+    assert [r["version"] for r in rows] == ["2026.11.29", "2026.11.30", "2026.11.29.1"]
+    assert [r["compared_with"] for r in rows] == [None, "2026.11.29", "2026.11.30"]
+    assert rows[-1]["latest"] and "no content changed" not in rows[-1]["summary"]
+    assert rows[-1]["summary"].endswith("replaces release 2026.11.30 as latest")
+    table = cli("releases", *where).out.splitlines()
+    assert table[-3].startswith("2026.11.29.1 *") and "2026.11.30" in table[-3]
+    # nothing new: no release
+    build()
     assert sorted(p.name for p in settings.exports.iterdir()) == [
         "2026.11.29",
         "2026.11.29.1",
@@ -127,78 +160,21 @@ def test_a_withdrawn_snapshot_leaves_later_builds_and_the_changelog_says_so(buil
         "latest",
     ]
 
-
-def test_diff_and_releases_tell_a_removal_in_the_order_it_happened(built, tmp_path, cli):
-    """After `snapshot remove`, `speedbook diff` compared versions by their order (the release
-    without the snapshot, of an older data date, before the one it replaced: the change read
-    backwards) and `speedbook releases` compared that release with its same-date twin ("no
-    content changed"); the first removal's changelog said "first release", having passed over
-    the release that cited the withdrawn snapshot."""
-    settings = copy_of(built, tmp_path)  # its builds write into its own lake
-    where = ["--warehouse", str(settings.warehouse), "--exports", str(settings.exports)]
-    store = SnapshotStore(settings.raw_dir)
-
-    def build() -> None:
-        result = cli("build", *where)
-        assert result.status == 0, result.out + result.err
-
-    def releases() -> list[dict]:
-        listed = cli("releases", "--json", *where)
-        assert listed.status == 0, listed.err
-        return json.loads(listed.out)
-
-    # 1. a snapshot the latest release cites, removed: the same data date, one source fewer
+    # 2. the snapshot that release cites, removed: the same data date, one source fewer,
+    # compared with its same-date twin, and the earlier withdrawal is not said again
     cited = store.latest("aa-kimi-k2-6")
     assert cli("snapshot", "remove", "aa-kimi-k2-6", cited.file, *where).status == 0
     build()
-    assert os.readlink(settings.exports / "latest") == "2026.11.29.1"
-    changes = json.loads((settings.exports / "2026.11.29.1" / "changes.json").read_text())
-    assert not changes["first_release"] and changes["from"]["version"] == "2026.11.29"
-    assert [s["id"] for s in changes["sources"]["removed"]] == ["aa-kimi-k2-6"]
-    diff = cli("diff", *where)
-    assert diff.out.startswith("# Speedbook 2026.11.29.1\n"), diff.out + diff.err
-    assert "Changes from release 2026.11.29 (data date 2026-11-29)" in diff.out
-    last = releases()[-1]
-    assert (last["version"], last["compared_with"]) == ("2026.11.29.1", "2026.11.29")
-    assert "sources: 1 removed" in last["summary"]
-    assert [n["kind"] for n in changes["notes"]].count("withdrawn") == 1
-
-    # 2. a later capture published, then removed: the release without it has an older date
-    page = tmp_path / "kimi.html"
-    page.write_text(KIMI_PAGE.replace("{speed}", "1,111"))
-    when = ["--retrieved-at", "2026-12-01"]
-    assert cli("snapshot", "add", "aa-kimi-k2-6", str(page), *when, *where).status == 0
-    build()
-    assert os.readlink(settings.exports / "latest") == "2026.12.01"
-    newest = json.loads((settings.exports / "2026.12.01" / "changes.json").read_text())
-    assert "withdrawn" not in [n["kind"] for n in newest.get("notes", [])]  # said once
-    mistake = store.list("aa-kimi-k2-6")[-1]
-    assert cli("snapshot", "remove", "aa-kimi-k2-6", mistake.file, *where).status == 0
-    build()
     assert os.readlink(settings.exports / "latest") == "2026.11.29.2"
-
+    changes = json.loads((settings.exports / "2026.11.29.2" / "changes.json").read_text())
+    assert not changes["first_release"] and changes["from"]["version"] == "2026.11.29.1"
+    assert [s["id"] for s in changes["sources"]["removed"]] == ["aa-kimi-k2-6"]
+    notes = [n for n in changes["notes"] if n["kind"] == "withdrawn"]
+    assert [n["snapshot"] for n in notes] == [cited.snapshot_id]  # said once
     diff = cli("diff", *where)
-    assert diff.status == 0, diff.err
-    assert diff.out.startswith("# Speedbook 2026.11.29.2\n")  # the newest publish, not 12.01
-    assert "Changes from release 2026.12.01 (data date 2026-12-01)" in diff.out
-    # the mistaken 1,111 goes, the compilation's figure is what is left (the right direction)
-    cerebras = "| Cerebras | Kimi K2.6 | standard | output_tokens_per_s | live | 1,111.0 "
-    assert cerebras in diff.out
+    assert diff.out.startswith("# Speedbook 2026.11.29.2\n"), diff.out + diff.err
+    assert "Changes from release 2026.11.29.1 (data date 2026-11-29)" in diff.out
     assert "## Sources removed" in diff.out and "## Sources added" not in diff.out
-    rows = releases()
-    assert [r["version"] for r in rows] == [
-        "2026.11.29",
-        "2026.11.29.1",
-        "2026.12.01",
-        "2026.11.29.2",
-    ]
-    assert [r["compared_with"] for r in rows] == [
-        None,
-        "2026.11.29",
-        "2026.11.29.1",
-        "2026.12.01",
-    ]
-    assert rows[-1]["latest"] and "no content changed" not in rows[-1]["summary"]
-    assert rows[-1]["summary"].endswith("replaces release 2026.12.01 as latest")
-    table = cli("releases", *where).out.splitlines()
-    assert table[-3].startswith("2026.11.29.2 *") and "2026.12.01" in table[-3]
+    last = releases()[-1]
+    assert (last["version"], last["compared_with"]) == ("2026.11.29.2", "2026.11.29.1")
+    assert "sources: 1 removed" in last["summary"]
