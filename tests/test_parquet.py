@@ -1,13 +1,16 @@
 """Parquet copies of the warehouse in every release (pipeline/release/parquet.py): read back with
 DuckDB they hold exactly the lake's rows with the same columns, the counts returned are the rows
-written, and the same warehouse writes the same bytes."""
+written, the same warehouse writes the same bytes, and a history day whose content did not change
+is the previous release's file, linked."""
 
 import hashlib
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from pipeline.release.parquet import HISTORY, HISTORY_FILES, write_parquet
+from pipeline.release.parquet import DAILY_HISTORY, HISTORY, HISTORY_FILES, write_parquet
 from pipeline.schema.core import CORE_TABLES
 from pipeline.schema.mart import MART_VIEWS
 from pipeline.warehouse.connection import connect
@@ -38,11 +41,17 @@ def same_rows(con, left: str, right: str) -> bool:
     return extra == 0
 
 
-def test_every_core_table_mart_view_and_history_file_is_written(written):
+def test_every_core_table_mart_view_and_history_file_is_written(warehouse, written):
     target, counts = written
     expected = {f"core/{t}.parquet" for t in CORE_TABLES}
     expected |= {f"mart/{v}.parquet" for v in MART_VIEWS if v not in HISTORY}
     expected |= {f"history/{name}.parquet" for name in HISTORY_FILES}
+    days = warehouse.execute(
+        "SELECT DISTINCT coalesce(strftime(observed_at, '%Y-%m-%d'), 'undated') "
+        "FROM mart.endpoint_stats"
+    ).fetchall()
+    assert len(days) > 10
+    expected |= {f"history/endpoint_figures/{day}.parquet" for (day,) in days}
     assert set(counts) == expected
     assert {"mart/leaderboard.parquet", "mart/peak_vs_live.parquet", "core/claims.parquet"} <= set(
         counts
@@ -54,8 +63,12 @@ def test_every_core_table_mart_view_and_history_file_is_written(written):
 def test_read_back_equals_the_warehouse(warehouse, written):
     target, counts = written
     relations = {name: relation for name, (relation, _) in HISTORY_FILES.items()}
+    daily, relations[DAILY_HISTORY[0]] = f"history/{DAILY_HISTORY[0]}/", DAILY_HISTORY[1]
+    days = sum(rows for path, rows in counts.items() if path.startswith(daily))
+    counts = {p: r for p, r in counts.items() if not p.startswith(daily)}
+    counts[f"{daily}*.parquet"] = days  # the days together are the whole history
     for path, rows in counts.items():
-        schema, name = path.removesuffix(".parquet").split("/")
+        schema, name = path.removesuffix(".parquet").split("/")[:2]
         relation = relations[name] if schema == "history" else f"{schema}.{name}"
         source = f"SELECT * FROM {relation}"
         copy = f"SELECT * FROM read_parquet('{target / path}')"
@@ -77,3 +90,25 @@ def test_the_same_warehouse_writes_the_same_bytes(warehouse, written, tmp_path):
         return {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in counts}
 
     assert digest(tmp_path) == digest(first)
+
+
+def test_a_day_whose_content_is_the_same_is_linked_and_a_changed_one_written(
+    warehouse, written, tmp_path
+):
+    """The next release links each unchanged day's file from the previous one (the same inode);
+    a previous file whose content differs (here: another day's bytes), or that is a link, is
+    never reused: the day is written from the warehouse."""
+    first, counts = written
+    previous = tmp_path / "previous"
+    shutil.copytree(first, previous)
+    days = sorted(p for p in counts if p.startswith("history/endpoint_figures/"))
+    changed, linked = days[-1], days[-2]
+    shutil.copyfile(previous / days[0], previous / changed)  # another day's content
+    (previous / linked).unlink()
+    (previous / linked).symlink_to(first / linked)
+    target = tmp_path / "next"
+    assert write_parquet(warehouse, target, previous) == counts
+    for day in days:
+        same_file = os.path.samefile(previous / day, target / day)
+        assert same_file == (day not in (changed, linked)), day
+        assert (target / day).read_bytes() == (first / day).read_bytes(), day

@@ -73,7 +73,7 @@ def models(documents) -> dict[str, dict[str, Any]]:
 def series(release: Path) -> dict[tuple, list[tuple[str, float, str | None]]]:
     """Every central output-speed series of the release's Parquet, one point per observed time
     (the newest capture's), as (time, value, qualifier): computed in SQL, not by the page."""
-    figures = release / "parquet" / "history" / "endpoint_figures.parquet"
+    figures = release / "parquet" / "history" / "endpoint_figures" / "*.parquet"  # a file a day
     snapshots = release / "parquet" / "core" / "snapshots.parquet"
     rows = duckdb.sql(
         f"""

@@ -506,13 +506,12 @@ def test_the_published_lake_answers_a_history_query_over_s3_and_http_as_the_loca
         f"history query ({len(rows):,} rows) {queried - attached:.2f} s"
     )
     # the release's Parquet, for readers without the lake
-    history = f"{version}/parquet/history/endpoint_figures.parquet"
-    remote_rows = over_http.execute(
-        f"FROM read_parquet('{base}/{history}') ORDER BY ALL"
-    ).fetchall()
-    local_rows = over_http.execute(
-        f"FROM read_parquet('{built.exports / history}') ORDER BY ALL"
-    ).fetchall()
+    days = sorted((built.exports / version / "parquet/history/endpoint_figures").iterdir())
+    history = [f"{version}/parquet/history/endpoint_figures/{day.name}" for day in days]
+    remote = ", ".join(f"'{base}/{path}'" for path in history)  # HTTP has no listing to glob
+    remote_rows = over_http.execute(f"FROM read_parquet([{remote}]) ORDER BY ALL").fetchall()
+    local = ", ".join(f"'{built.exports / path}'" for path in history)
+    local_rows = over_http.execute(f"FROM read_parquet([{local}]) ORDER BY ALL").fetchall()
     assert remote_rows == local_rows and len(local_rows) > 100_000
 
 

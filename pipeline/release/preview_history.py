@@ -1,9 +1,10 @@
 """The history the preview page draws, read from a release's own Parquet.
 
 inference.json carries each endpoint's current figures only; a release's history is in its
-Parquet (pipeline/release/parquet.py): `parquet/history/endpoint_figures.parquet`, every figure
-of every endpoint snapshot by snapshot, and `parquet/core/snapshots.parquet`, when each snapshot
-was retrieved. Both are files of the release, so a site can draw the same series from them.
+Parquet (pipeline/release/parquet.py): `parquet/history/endpoint_figures/<day>.parquet`, every
+figure of every endpoint snapshot by snapshot, a file a day (releases before that: one file,
+`endpoint_figures.parquet`), and `parquet/core/snapshots.parquet`, when each snapshot was
+retrieved. All are files of the release, so a site can draw the same series from them.
 
 A series is one endpoint's figures of one metric, method, statistic and window, one point per
 observed time. Where several captures give a figure for the same time (OpenRouter's daily chart
@@ -27,7 +28,8 @@ import pyarrow.parquet as pq
 from pipeline.release.chart_geometry import finite
 from pipeline.release.formatting import timestamp
 
-HISTORY_FILE = Path("parquet") / "history" / "endpoint_figures.parquet"
+HISTORY_DAYS = Path("parquet") / "history" / "endpoint_figures"  # a file a day
+HISTORY_FILE = Path("parquet") / "history" / "endpoint_figures.parquet"  # the one of older ones
 SNAPSHOTS_FILE = Path("parquet") / "core" / "snapshots.parquet"
 _TIME = pa.timestamp("us", tz="UTC")
 HISTORY_SCHEMA = pa.schema(
@@ -177,9 +179,14 @@ def read_history(release: Path) -> FigureHistory | None:
     """The history in a release folder; None when the release has none (a release written
     before its Parquet carried the history, or one without Parquet). Raises HistoryUnreadable
     when a file is there but is not the table it should be."""
-    figures, snapshots = release / HISTORY_FILE, release / SNAPSHOTS_FILE
-    if not figures.is_file() or not snapshots.is_file():
+    days, snapshots = release / HISTORY_DAYS, release / SNAPSHOTS_FILE
+    if days.is_dir():
+        files = sorted(days.glob("*.parquet"))
+    elif (release / HISTORY_FILE).is_file():
+        files = [release / HISTORY_FILE]
+    else:
+        files = []
+    if not files or not snapshots.is_file():
         return None
-    return FigureHistory.from_tables(
-        _read(figures, HISTORY_SCHEMA, DRAWN), _read(snapshots, SNAPSHOTS_SCHEMA), release
-    )
+    figures = pa.concat_tables([_read(path, HISTORY_SCHEMA, DRAWN) for path in files])
+    return FigureHistory.from_tables(figures, _read(snapshots, SNAPSHOTS_SCHEMA), release)

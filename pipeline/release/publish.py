@@ -434,9 +434,9 @@ def write_release(
         if found:
             raise PublishError(f"release {version} failed its final check: " + "; ".join(found))
         for path in staging.rglob("*"):
-            # a file with other links is an earlier release's (its unchanged Parquet hours),
+            # a file with other links is an earlier release's (its unchanged Parquet days),
             # made durable when that release was published; the folder's fsync keeps the link.
-            # At 90 days of polls a release links 4,000 of them.
+            # At 90 days of polls a release links 89 of them.
             info = path.lstat()
             if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
                 with open(path, "rb") as handle:

@@ -59,8 +59,10 @@ def parquet_extra(speedbook: SpeedbookResource) -> Populate:
     """Parquet of the warehouse for engines beyond one machine (pipeline/release/parquet.py)."""
 
     def parquet(folder: Path, version: str) -> None:
+        # the history's days that did not change are linked from the release `latest` names
+        previous = (speedbook.settings.exports / "latest").resolve() / "parquet"
         with speedbook.build_session() as con:
-            write_parquet(con, folder / "parquet")
+            write_parquet(con, folder / "parquet", previous if previous.is_dir() else None)
 
     return parquet
 
