@@ -310,8 +310,10 @@ class Observations(CoreTable):
 
 class MeasuredObservations(Observations):
     """The measured figures of core.observations (every figure a source's staged rows give),
-    kept between builds: a build adds those of the snapshots new to its scope and makes them all
-    again only when the rules that make them change (pipeline/warehouse/measured.py)."""
+    kept between builds: a build adds those of the snapshots new to its scope or whose
+    extraction or grade changed, drops those of the snapshots that left it, and makes them all
+    again when the rules that make them or a key or label mapping they were made with change,
+    or when asked (`build --force`; pipeline/warehouse/measured.py)."""
 
 
 class CitedObservations(Observations):
