@@ -15,9 +15,11 @@ from pipeline.support.settings import Settings
 from pipeline.warehouse.lake import LAKE_ALIAS, LakeLocation, attach
 
 # DuckDB takes 80% of RAM by default; a build shares the machine, so it gets a fixed budget and
-# spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB").
+# spills sorts and joins to disk beyond it (SPEEDBOOK_DUCKDB_MEMORY overrides, e.g. "4GB"). A
+# build's peak is this budget beside the release held in Python: at 4 days of polls 512 MB was
+# no slower than 1 GB and kept the peak under 2 GiB (docs/performance.md).
 MEMORY_ENV = "SPEEDBOOK_DUCKDB_MEMORY"
-MEMORY_LIMIT = os.environ.get(MEMORY_ENV, "1GB")
+MEMORY_LIMIT = os.environ.get(MEMORY_ENV, "512MB")
 
 __all__ = ["connect", "cursor", "lake_of", "session"]
 
