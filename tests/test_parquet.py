@@ -112,3 +112,27 @@ def test_a_day_whose_content_is_the_same_is_linked_and_a_changed_one_written(
         same_file = os.path.samefile(previous / day, target / day)
         assert same_file == (day not in (changed, linked)), day
         assert (target / day).read_bytes() == (first / day).read_bytes(), day
+
+
+def test_each_day_file_holds_the_figures_of_its_utc_day_whatever_the_time_zone(
+    warehouse, written, tmp_path
+):
+    """A file a day, named by the UTC day of observed_at: a session in another time zone (here
+    UTC-5, where a figure of 02:00 UTC falls on the day before) writes the same files."""
+    first, counts = written
+    days = sorted(p for p in counts if p.startswith("history/endpoint_figures/"))
+    for day in days:
+        name = Path(day).stem
+        [(low, high)] = warehouse.execute(
+            "SELECT min(strftime(observed_at AT TIME ZONE 'UTC', '%Y-%m-%d')), "
+            "max(strftime(observed_at AT TIME ZONE 'UTC', '%Y-%m-%d')) "
+            f"FROM read_parquet('{first / day}')"
+        ).fetchall()
+        assert (low, high) == ((None, None) if name == "undated" else (name, name)), day
+    warehouse.execute("SET TimeZone = 'America/New_York'")
+    try:
+        assert write_parquet(warehouse, tmp_path) == counts
+    finally:
+        warehouse.execute("SET TimeZone = 'UTC'")
+    for day in days:
+        assert (tmp_path / day).read_bytes() == (first / day).read_bytes(), day

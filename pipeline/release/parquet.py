@@ -46,7 +46,8 @@ DAILY_HISTORY = (
 HISTORY_FILES = {"latest_figures": ("mart.current_figures", "ALL")}
 UNDATED = "undated"  # the day file of figures without an observed_at
 DAY_CONTENT = "speedbook_content"  # the key of a day file's content in its metadata
-_DAY = f"coalesce(strftime(observed_at, '%Y-%m-%d'), '{UNDATED}')"
+# the UTC day whatever the session's time zone (the day files' ranges are UTC instants)
+_DAY = f"coalesce(strftime(observed_at AT TIME ZONE 'UTC', '%Y-%m-%d'), '{UNDATED}')"
 
 
 def _copy(
