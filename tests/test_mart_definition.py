@@ -50,6 +50,25 @@ def test_every_mart_file_is_applied_in_order_and_again_gives_the_same_mart(tmp_p
     assert comment == MART_VIEWS["current_figures"].summary  # pipeline/schema/mart.py
 
 
+def test_a_mart_view_the_files_now_make_a_table_becomes_one(tmp_path: Path):
+    """A lake an earlier version built holds mart.endpoint_offers as a view; CREATE OR REPLACE
+    TABLE cannot replace a view, so the next build drops it first, and the table it computes
+    has the view's rows."""
+    con = Warehouse(tmp_path / "w.duckdb", [observation("bench-a", 300)]).build()
+    offers = rows(con, "SELECT * FROM mart.endpoint_offers ORDER BY ALL")
+    con.execute("DROP TABLE mart.endpoint_offers")
+    con.execute("CREATE VIEW mart.endpoint_offers AS SELECT 1 AS left_by_an_older_build")
+    apply_marts(con)
+    kind = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'mart' "
+        "AND table_name = 'endpoint_offers'"
+    ).fetchone()[0]
+    assert kind == 1
+    assert rows(con, "SELECT * FROM mart.endpoint_offers ORDER BY ALL") == offers
+    apply_marts(con)  # and again, a table over a table
+    assert rows(con, "SELECT * FROM mart.endpoint_offers ORDER BY ALL") == offers
+
+
 def core_sources(settings: Settings) -> int:
     with connect(settings, read_only=True) as con:
         return con.execute("SELECT count(*) FROM core.sources").fetchone()[0]

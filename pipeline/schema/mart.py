@@ -318,7 +318,7 @@ MART_VIEWS: dict[str, MartView] = {
     "endpoint_offers": MartView(
         (
             "Each endpoint's own newest listing (OpenRouter): prices in USD per million tokens, "
-            "uptime over 5 minutes, 30 minutes and a day, limits, status."
+            "uptime over 5 minutes, 30 minutes and a day, limits, status; computed by each build."
         ),
         {
             "stale": (

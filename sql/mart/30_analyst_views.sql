@@ -3,8 +3,10 @@
 -- snapshots retrieved later are not used, and ages are measured from the build's data date.
 
 -- What each endpoint offers, from its own newest listing (an endpoint polled earlier than the
--- source's newest snapshot keeps its prices): prices, uptime, limits.
-CREATE OR REPLACE VIEW mart.endpoint_offers AS
+-- source's newest snapshot keeps its prices): prices, uptime, limits. A table, computed once a
+-- build: it takes the newest of every listing kept, and the exports, the Parquet and
+-- mart.model_offers each read it.
+CREATE OR REPLACE TABLE mart.endpoint_offers AS
 SELECT o.*, mart.older_than_cadence(o.observed_at, f.data_date, f.max_age_minutes) AS stale
 FROM core.endpoint_offers AS o
 JOIN mart.source_freshness AS f USING (source_id)
