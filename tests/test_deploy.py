@@ -44,7 +44,6 @@ ENV_FILE = "/etc/speedbook/speedbook.env"  # where the units read the environmen
 SPEEDBOOK = str(Path(sys.executable).parent / "speedbook")
 BUILD_SECONDS = 600  # a whole build on a loaded 2-core machine
 START_SECONDS = 120.0  # the three processes up, the location loaded, the daemon healthy
-STOP_SECONDS = 30.0  # each process, after SIGTERM, before it counts as not stopping cleanly
 
 
 pytestmark = pytest.mark.e2e  # every test here needs PostgreSQL or whole builds
@@ -491,6 +490,7 @@ class Unit:
     argv: list[str]
     cwd: Path
     after: list[str]
+    stop_seconds: float  # TimeoutStopSec: after SIGTERM, how long systemd waits before SIGKILL
 
 
 def _unit(path: Path, env: dict[str, str]) -> Unit:
@@ -504,7 +504,8 @@ def _unit(path: Path, env: dict[str, str]) -> Unit:
     # `${NAME}` as systemd expands it: the variable's value, as one word
     argv = [re.sub(r"\$\{([A-Z][A-Z0-9_]*)\}", lambda m: env[m.group(1)], word) for word in words]
     cwd = Path(service["WorkingDirectory"].replace(INSTALL_PREFIX, str(REPO_ROOT)))
-    return Unit(path.stem, argv, cwd, parser["Unit"].get("After", "").split())
+    after = parser["Unit"].get("After", "").split()
+    return Unit(path.stem, argv, cwd, after, float(service["TimeoutStopSec"]))
 
 
 def _verify_units(folder: Path, env_file: Path) -> None:
@@ -620,12 +621,13 @@ def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_
         with psycopg2.connect(postgres_database) as con, con.cursor() as cur:
             cur.execute("SELECT count(*) FROM daemon_heartbeats")
             assert cur.fetchone()[0] == len(data["instance"]["daemonHealth"]["allDaemonStatuses"])
-        # SIGTERM to each process group, as systemd stops a unit: each ends by itself
+        # SIGTERM to each process group, as systemd stops a unit: each ends by itself within
+        # its unit's TimeoutStopSec, after which systemd would kill it
         for name in ("speedbook-webserver", "speedbook-daemon", "speedbook-code-server"):
-            popen = processes[name].popen
+            popen, stop = processes[name].popen, units[name].stop_seconds
             os.killpg(popen.pid, signal.SIGTERM)
-            popen.wait(STOP_SECONDS)
-            assert ui.wait_for_group(popen.pid, STOP_SECONDS), f"{name} left processes behind"
+            popen.wait(stop)
+            assert ui.wait_for_group(popen.pid, stop), f"{name} left processes behind"
             assert popen.returncode == 0, (
                 f"{name}: {popen.returncode}\n{log_tail(processes[name].log)}"
             )
