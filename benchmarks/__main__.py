@@ -44,6 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     polls.add_argument(
         "--catalog", default="", help="SPEEDBOOK_CATALOG for the builds (default: SQLite)"
     )
+    polls.add_argument(
+        "--release-cadence",
+        default="",
+        metavar="CADENCE",
+        help="SPEEDBOOK_RELEASE_CADENCE for the builds, e.g. daily: the polls then publish no "
+        "release (default: a release from every build)",
+    )
     page = scenarios.add_parser(
         "pages", help="Artificial Analysis-style pages; floor: lxml.html alone on them"
     )
@@ -91,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 rounds=args.rounds,
                 with_readers=args.readers,
                 catalog=args.catalog,
+                release_cadence=args.release_cadence,
                 progress=progress,
             )
             text = poll.table(result)

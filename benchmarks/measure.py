@@ -42,6 +42,7 @@ class Place:
     metadata_dir: Path
     exports: Path
     catalog: str = ""  # SPEEDBOOK_CATALOG for the builds: "" for the default (SQLite)
+    release_cadence: str = ""  # SPEEDBOOK_RELEASE_CADENCE: "" for a release from every build
 
     @property
     def raw_dir(self) -> Path:
@@ -54,10 +55,15 @@ class Place:
             "SPEEDBOOK_WAREHOUSE": str(self.root),
             "SPEEDBOOK_EXPORTS": str(self.exports),
         }
-        for name in ("SPEEDBOOK_SNAPSHOTS", "SPEEDBOOK_CATALOG", "SPEEDBOOK_LAKE_DATA"):
+        for name in ("SPEEDBOOK_SNAPSHOTS", "SPEEDBOOK_LAKE_DATA"):
             env.pop(name, None)
-        if self.catalog:
-            env["SPEEDBOOK_CATALOG"] = self.catalog
+        for name, value in (
+            ("SPEEDBOOK_CATALOG", self.catalog),
+            ("SPEEDBOOK_RELEASE_CADENCE", self.release_cadence),
+        ):
+            env.pop(name, None)
+            if value:
+                env[name] = value
         return env
 
     def settings(self) -> Settings:
@@ -67,6 +73,7 @@ class Place:
             exports=self.exports,
             metadata=self.metadata_dir,
             catalog=self.catalog or None,
+            release_cadence=self.release_cadence,
         )
 
 

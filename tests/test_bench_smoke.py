@@ -19,8 +19,12 @@ STAGES = {"inventory", "extract", "normalise", "load", "sql", "export"}
 def test_the_poll_scenario_runs_at_a_tiny_size(tmp_path):
     output, workdir = tmp_path / "bench.json", tmp_path / "work"
     args = ["poll", "--models", "3", "--days", "1", "--polls-per-day", "2", "--rounds", "1"]
+    args += ["--release-cadence", "daily"]  # the poll's build publishes no release
     assert main([*args, "--json", str(output), "--workdir", str(workdir)]) == 0
     figures = json.loads(output.read_text())
+    assert figures["release_cadence"] == "daily"
+    releases = sorted(p.name for p in (workdir / "exports-lake-0").iterdir())
+    assert len(releases) == 2 and releases[-1] == "latest", releases  # the full build's only
     assert figures["stages_full_s"].keys() >= STAGES
     assert figures["stages_first_poll_s"], "the one-more-poll build reported no stage times"
     assert figures["noop_skipped"] is True and len(figures["noop_build_s"]) == 1
@@ -32,7 +36,7 @@ def test_the_poll_scenario_runs_at_a_tiny_size(tmp_path):
     assert len(polls) == 3 and figures["received_bytes"] == sum(m.size for m in polls[:2])
     on_disk = sum(p.stat().st_size for p in (lake / "raw").rglob("*") if p.is_file())
     assert 0 < figures["stored_bytes"] < on_disk  # the one more poll came after
-    # the lake read every poll, the one more included
+    # the lake read every poll, the one more included (in no release yet)
     place = Place(
         lake, workdir / "corpus" / "registry.toml", workdir / "corpus" / "metadata", tmp_path
     )

@@ -191,6 +191,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         else:
             print(f"  warehouse: {lake}, snapshot {outcome.lake_snapshot}")
         print(f"  releases: {settings.exports} (newest: {settings.exports / 'latest'})")
+        if outcome.release_due_at:
+            print(f"  {outcome.message}")
         where = " (its storage in PostgreSQL)" if settings.dagster_storage else ""
         print(f"  Dagster instance: {settings.dagster_home}{where} (open it with `speedbook ui`)")
         if outcome.names:

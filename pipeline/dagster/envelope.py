@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 
 from pipeline.dagster.fingerprint import build_fingerprint
 from pipeline.raw.inventory import scope_problem
+from pipeline.raw.snapshots import parse_utc
+from pipeline.release.cadence import RELEASE_DUE_AT, ReleaseCadenceError, release_interval
 from pipeline.support.progress import report
 from pipeline.support.settings import ENV_DAGSTER_STORAGE, Settings
 from pipeline.warehouse.build_lock import build_lock
@@ -64,6 +66,7 @@ class BuildOutcome:
     not_used: int = 0
     lake_snapshot: int | None = None  # the lake snapshot the build committed
     names: str = ""  # what the build says of names that resolve to nothing or await review
+    release_due_at: str | None = None  # no release yet (its cadence): when the next is due
 
 
 def storage_problem(storage: str) -> str | None:
@@ -99,17 +102,29 @@ def _write_report(settings: Settings, record: dict) -> None:
     os.replace(tmp, path)
 
 
-def _nothing_new(settings: Settings, last: dict, fingerprint: str) -> bool:
+def _nothing_new(settings: Settings, last: dict, fingerprint: str, now: datetime) -> bool:
     """Whether the last build (`last`, its report) succeeded on these very inputs and left what
-    it published in place."""
+    it published in place, with no release of its due by `now` (the release cadence)."""
     release = last.get("release")
     return (
-        last.get("success") is True
+        not _release_due(last.get(RELEASE_DUE_AT), now)
+        and last.get("success") is True
         and last.get("fingerprint") == fingerprint
         and isinstance(release, str)
         and (settings.exports / release / "datapackage.json").is_file()
         and (settings.exports / "latest").is_dir()
     )
+
+
+def _release_due(due_at: object, now: datetime) -> bool:
+    """Whether a release the last build did not publish (its report's `release_due_at`) is due;
+    a value that is not a time (a report edited by hand) is taken as due."""
+    if due_at is None:
+        return False
+    try:
+        return now >= parse_utc(str(due_at))
+    except ValueError:
+        return True
 
 
 NOTES_KEPT = 20  # notes a build report and an outcome keep; `not_used` counts them all
@@ -138,10 +153,14 @@ def execute(
     )
     if problem is not None:
         raise BuildRefused(problem)
+    try:
+        release_interval(settings.release_cadence)
+    except ReleaseCadenceError as error:
+        raise BuildRefused(str(error)) from None
     with build_lock(settings, wait):
         last = _last_report(settings)
         fingerprint = build_fingerprint(settings, as_of)
-        if not force and _nothing_new(settings, last, fingerprint):
+        if not force and _nothing_new(settings, last, fingerprint, datetime.now(UTC)):
             return _skipped(last, strict, time.perf_counter() - started)
         from pipeline.dagster.runner import run_graph  # Dagster, now that a run starts
 

@@ -47,6 +47,8 @@ def _input_lines(settings: Settings, as_of: datetime | None) -> list[str]:
         f"lake:{settings.catalog}|{settings.lake_data}",
         # a build with a new release target runs, to publish there (none: as before it existed)
         *([f"releases:{settings.releases}"] if settings.releases else []),
+        # a build under another release cadence runs: the release may be due under it
+        *([f"release_cadence:{settings.release_cadence}"] if settings.release_cadence else []),
         f"registry:{hashlib.sha256(settings.registry.read_bytes()).hexdigest()}",
         *(
             f"code:{line}"

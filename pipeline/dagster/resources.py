@@ -41,6 +41,7 @@ class SpeedbookResource(dg.ConfigurableResource):
     lake_data: str = ""  # the lake's data folder or S3 prefix; empty: the default
     snapshots: str = ""  # the snapshot store (a folder or s3://...); empty: <warehouse>/raw
     releases: str = ""  # where releases are published beside exports/ (s3://...); empty: none
+    release_cadence: str = ""  # how often a build publishes; empty: every build
     as_of: str = ""  # ISO 8601; empty means "every snapshot on disk"
     strict: bool = False  # publish no release while a snapshot in scope is rejected
     remake: bool = False  # make every measured figure again (--force), keeping none
@@ -72,6 +73,7 @@ class SpeedbookResource(dg.ConfigurableResource):
             lake_data=settings.lake_data,
             snapshots=settings.snapshots,
             releases=settings.releases,
+            release_cadence=settings.release_cadence,
             as_of=as_of.isoformat() if as_of else "",
             strict=strict,
             remake=remake,
@@ -88,6 +90,7 @@ class SpeedbookResource(dg.ConfigurableResource):
             self.lake_data or None,
             snapshots=self.snapshots or None,
             releases=self.releases or None,
+            release_cadence=self.release_cadence,
         )
 
     def _database(self) -> duckdb.DuckDBPyConnection:

@@ -25,6 +25,7 @@ from pipeline.dagster.envelope import (
     storage_problem,
 )
 from pipeline.dagster.schedules import WAREHOUSE_TAG
+from pipeline.release.cadence import RELEASE_DUE_AT
 from pipeline.support.limits import TEXT_CHARS, capped_text
 from pipeline.support.progress import LOGGER, report
 from pipeline.support.settings import ENV_DAGSTER_STORAGE, Settings
@@ -130,6 +131,9 @@ def storage_error_text(error: BaseException, url: str) -> str:
     return capped_text(line, 300)
 
 
+PLANNER_LOGGER = "dagster._core.execution.plan.active"
+
+
 def run_graph(
     settings: Settings,
     as_of: datetime | None,
@@ -144,6 +148,10 @@ def run_graph(
     # summary names what failed and the run holds the whole log.
     level = "ERROR" if verbose else "CRITICAL"
     logging.getLogger("dagster").setLevel(getattr(logging, level))
+    # A build whose release is not due materialises no export, so their blocking checks emit
+    # nothing, which Dagster's planner warns of on stderr (it resets the "dagster" logger's
+    # level during a run); the build's own line says why there is no release.
+    logging.getLogger(PLANNER_LOGGER).setLevel(logging.ERROR)
     with ExitStack() as stack:
         from pipeline.dagster.graph import BUILD_JOB, build_definitions
 
@@ -174,7 +182,7 @@ def run_graph(
                     f"check {evaluation.check_name} failed: "
                     f"{capped_text(evaluation.description, TEXT_CHARS)}"
                 )
-        release = _release_metadata(result)
+        release = _release_metadata(result) or _deferral(result)
         lake_snapshot = _lake_snapshot(result)
         names = _names_summary(result)
     failed_checks = [
@@ -194,20 +202,22 @@ def run_graph(
         problems.append(Problem(event.step_key or "?", message, step_fix(event.step_key, message)))
     notes = release.get("notes")
     version = release.get("version")
+    due_at = release.get(RELEASE_DUE_AT)
     return BuildOutcome(
-        result.success and version is not None,
+        result.success and (version is not None or due_at is not None),
         result.run_id,
         [f"{event.step_key}: {_failure_message(event)}" for event in step_failures],
         failed_checks,
         stages=stage_seconds(result.all_events),
         problems=problems,
-        release=str(version) if version is not None else None,
+        release=str(version) if version is not None else str(release.get("release") or "") or None,
         published=bool(release.get("published")),
         message=str(release.get("message", "")),
         notes=[str(note) for note in notes][:NOTES_KEPT] if isinstance(notes, list) else [],
         not_used=int(release.get("snapshots_not_used", 0)),  # type: ignore[call-overload]
         lake_snapshot=lake_snapshot,
         names=names,
+        release_due_at=str(due_at) if due_at is not None else None,
     )
 
 
@@ -255,6 +265,18 @@ def _release_metadata(result: dg.ExecuteInProcessResult) -> dict[str, object]:
         data = event.step_failure_data if event.is_step_failure else None
         if event.step_key == "out_release" and data and data.user_failure_data:
             return _values(data.user_failure_data.metadata)
+    return {}
+
+
+def _deferral(result: dg.ExecuteInProcessResult) -> dict[str, object]:
+    """What the exports step observed when the release was not due (release_due_at, the release
+    that stands, the message), or nothing."""
+    for event in result.all_events:
+        if event.event_type != dg.DagsterEventType.ASSET_OBSERVATION:
+            continue
+        observed = _values(event.asset_observation_data.asset_observation.metadata)
+        if RELEASE_DUE_AT in observed:
+            return observed
     return {}
 
 

@@ -1,6 +1,7 @@
 """Unattended runs: one `refresh_<cadence>` job and one schedule per cadence of the registry's
 `[cadences]` table that some source has. A refresh run fetches the due sources of its cadence
-(`raw_fetch`, assets/fetch.py), then runs the whole build, which publishes when content changed.
+(`raw_fetch`, assets/fetch.py), then runs the whole build, which publishes when content changed
+and a release is due (`SPEEDBOOK_RELEASE_CADENCE`, pipeline/release/cadence.py).
 
 Runs never overlap on one warehouse: every job of the location carries the tag
 `speedbook/warehouse` (the warehouse folder), which the run queue of the instance `speedbook ui`

@@ -112,13 +112,15 @@ def withdrawn_since(
     return notes
 
 
-def last_published(con: duckdb.DuckDBPyConnection) -> datetime | None:
-    """When this warehouse last recorded a published release (history.releases), if ever."""
+def last_published(con: duckdb.DuckDBPyConnection, *, latest: bool = False) -> datetime | None:
+    """When this warehouse last recorded a published release (history.releases), if ever;
+    `latest`: of the releases that took `latest` (not an --as-of build's)."""
     exists = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'history' "
         "AND table_name = 'releases' AND database_name = current_database()"
     ).fetchone()
     if not exists or not exists[0]:
         return None
-    row = con.execute("SELECT max(built_at) FROM history.releases").fetchone()
+    where = " WHERE as_of IS NULL" if latest else ""
+    row = con.execute(f"SELECT max(built_at) FROM history.releases{where}").fetchone()
     return row[0] if row else None

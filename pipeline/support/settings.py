@@ -45,6 +45,10 @@ OBJECT_STORE_SCHEME = "s3://"
 # Where releases are published beside `exports/`: empty for nowhere else, or `s3://bucket/prefix`
 # (pipeline/release/remote.py); S3 credentials only from the AWS variables
 ENV_RELEASES = "SPEEDBOOK_RELEASES"
+# How often a build publishes: empty for every build whose content changed, or a cadence of the
+# registry's vocabulary (`hourly`, `daily`...): a build sooner than that after the last release
+# commits the lake only (pipeline/release/cadence.py)
+ENV_RELEASE_CADENCE = "SPEEDBOOK_RELEASE_CADENCE"
 # `running`: the code location's schedules start running when the instance first sees them
 # (`speedbook ui --schedules-running`); otherwise they start stopped
 ENV_SCHEDULES = "SPEEDBOOK_SCHEDULES"
@@ -64,6 +68,7 @@ class Settings:
     snapshots: str = ""  # the snapshot store: "" for <warehouse>/raw, a folder, or s3://...
     dagster_storage: str = ""  # "" for SQLite in dagster_home, or a postgresql:// URL
     releases: str = ""  # releases published to object storage too: "" for none, or s3://...
+    release_cadence: str = ""  # "" for a release from every build, or `daily`, `hourly`...
 
     @property
     def snapshot_store(self) -> str:
@@ -107,6 +112,7 @@ class Settings:
         lake_data: str | None = None,
         snapshots: str | Path | None = None,
         releases: str | None = None,
+        release_cadence: str | None = None,
     ) -> Settings:
         def pick(option: str | Path | None, env: str, default: Path) -> Path:
             chosen = option or os.environ.get(env) or default
@@ -126,4 +132,9 @@ class Settings:
             snapshots=store,
             dagster_storage=os.environ.get(ENV_DAGSTER_STORAGE, "").strip(),
             releases=(releases or os.environ.get(ENV_RELEASES) or "").strip(),
+            release_cadence=(
+                release_cadence
+                if release_cadence is not None
+                else os.environ.get(ENV_RELEASE_CADENCE, "")
+            ).strip(),
         )

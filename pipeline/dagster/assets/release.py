@@ -11,12 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import duckdb
 
 from pipeline.dagster.assets import stage_metadata
 from pipeline.dagster.assets.core import MART
 from pipeline.dagster.resources import SpeedbookResource
 from pipeline.raw.inventory import citation_check
 from pipeline.raw.snapshots import parse_utc
+from pipeline.release.cadence import (
+    RELEASE_DUE_AT,
+    ReleaseCadenceError,
+    next_release_at,
+    release_interval,
+)
 from pipeline.release.changelog import markdown_table, parse_release
 from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, problems
@@ -43,6 +50,7 @@ from pipeline.release.remote import (
 )
 from pipeline.support.limits import METADATA_ITEMS, capped
 from pipeline.support.progress import report, warn
+from pipeline.support.settings import ENV_RELEASE_CADENCE
 from pipeline.support.timing import StageClock
 from pipeline.warehouse.connection import lake_of
 from pipeline.warehouse.lake import lake_snapshot
@@ -124,6 +132,7 @@ def _headline_markdown(document: dict[str, Any]) -> str:
 
 @dg.multi_asset(
     name="out_exports",
+    can_subset=True,  # a build whose release is not due materialises none of them
     specs=[
         dg.AssetSpec(
             export_asset_key(name),
@@ -144,15 +153,25 @@ def _headline_markdown(document: dict[str, Any]) -> str:
         for name in EXPORT_FILES
     ],
 )
-def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
+def out_exports(
+    context: dg.AssetExecutionContext, speedbook: SpeedbookResource
+) -> Iterator[object]:
     clock = StageClock()
     with speedbook.build_session() as con, clock.stage("sql"):
-        inputs = read_inputs(con)
+        due_at = _next_release_at(speedbook, con)
+        if due_at is None:
+            inputs = read_inputs(con)
+    if due_at is not None:
+        # no export, so no release: Dagster skips the steps downstream
+        yield _deferred(speedbook, due_at)
+        return
     with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
     timed = stage_metadata(clock)
     for name, document in documents.items():
         key = export_asset_key(name)
+        if key not in context.selected_asset_keys:
+            continue
         rows_key = {
             "inference.json": "providers",
             "model_platforms.json": "platforms",
@@ -174,6 +193,35 @@ def out_exports(speedbook: SpeedbookResource) -> Iterator[object]:
             passed=not found,
             description="; ".join(found) if found else "valid",
         )
+
+
+def _next_release_at(
+    speedbook: SpeedbookResource, con: duckdb.DuckDBPyConnection
+) -> datetime | None:
+    """When the release cadence has the next release due (None: now); an --as-of build's is."""
+    try:
+        interval = release_interval(speedbook.settings.release_cadence)
+    except ReleaseCadenceError as error:
+        raise dg.Failure(description=str(error)) from None
+    if speedbook.as_of or interval is None or latest_version(speedbook.settings.exports) is None:
+        return None
+    return next_release_at(last_published(con, latest=True), interval, datetime.now(UTC))
+
+
+def _deferred(speedbook: SpeedbookResource, due_at: datetime) -> dg.AssetObservation:
+    """What the runner reports of a build whose release is not due: when it is, and the release
+    that stands meanwhile."""
+    standing = latest_version(speedbook.settings.exports)
+    due = due_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    message = (
+        f"no release: the next is due at {due} ({ENV_RELEASE_CADENCE}="
+        f"{speedbook.settings.release_cadence}); release {standing} stands"
+    )
+    report(message)
+    return dg.AssetObservation(
+        asset_key=export_asset_key(EXPORT_FILES[0]),
+        metadata={RELEASE_DUE_AT: due, "release": standing or "", "message": message},
+    )
 
 
 def _parameter(name: str) -> str:
