@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from pipeline.schema.core import CORE_TABLES, CORE_VIEWS
+from pipeline.schema.core import CORE_TABLES, CORE_VIEWS, KEPT_TABLES
 from pipeline.schema.ddl import create_table
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.connection import session
@@ -133,7 +133,7 @@ class Warehouse:
         con.execute(f"ATTACH '{self.path}' AS test_warehouse")
         con.execute("USE test_warehouse")
         con.execute("CREATE SCHEMA core")
-        for name, model in {**CORE_TABLES, **CORE_VIEWS}.items():
+        for name, model in {**CORE_TABLES, **KEPT_TABLES, **CORE_VIEWS}.items():
             con.execute(create_table(model, f"core.{name}"))
         con.execute(BUILD_STATE_DDL)
         # the shared macros (sql/core/00_macros.sql) and the fact-free part of the core SQL
@@ -193,6 +193,10 @@ class Warehouse:
         con.execute(
             "DELETE FROM core.observations WHERE snapshot_id NOT IN "
             "(SELECT snapshot_id FROM core.snapshots WHERE in_scope)"
+        )
+        # the current figures of the observations, as a build keeps them for its measured ones
+        con.execute(
+            "INSERT INTO core.current_measured BY NAME FROM core.current_of(['core.observations'])"
         )
         data_date = max(DAY - timedelta(days=s.days_ago) for s in listed.values())
         con.execute("INSERT INTO core.build_state VALUES (?, ?)", [self.as_of, data_date])

@@ -1,7 +1,8 @@
 """core.measured_observations is kept between builds: a build adds the figures of the snapshots
 new to it, drops those that left its scope, and makes them all again when a mapping they were
 made with changed. Whichever way, it holds exactly what core.figures_from_staging computes from
-scratch, and a lake built bit by bit holds what a lake built at once does."""
+scratch, and a lake built bit by bit holds what a lake built at once does; so do the current
+figures kept with them (core.current_measured) and the mart's."""
 
 from __future__ import annotations
 
@@ -23,14 +24,20 @@ def _rows(settings: Settings, relation: str) -> pa.Table:
 
 
 def _same_as_from_scratch(settings: Settings) -> pa.Table:
-    """The kept figures, checked against the view that computes them from staging."""
+    """The kept figures, checked against the view that computes them from staging; and their
+    kept current figures, and the mart's, against those taken from every figure."""
+    kept_and_scratch = [
+        (MEASURED, "core.figures_from_staging"),
+        ("core.current_measured", f"core.current_of(['{MEASURED}'])"),
+        ("mart.current_observations", "core.current_of(['core.observations'])"),
+    ]
     with lake_at(settings.warehouse, read_only=True) as con:
-        [(extra, missing)] = con.execute(
-            f"SELECT (SELECT count(*) FROM (FROM {MEASURED} EXCEPT ALL "
-            "FROM core.figures_from_staging)), (SELECT count(*) FROM (FROM "
-            f"core.figures_from_staging EXCEPT ALL FROM {MEASURED}))"
-        ).fetchall()
-    assert (extra, missing) == (0, 0)
+        for kept, scratch in kept_and_scratch:
+            [(extra, missing)] = con.execute(
+                f"SELECT (SELECT count(*) FROM (FROM {kept} EXCEPT ALL FROM {scratch})), "
+                f"(SELECT count(*) FROM (FROM {scratch} EXCEPT ALL FROM {kept}))"
+            ).fetchall()
+            assert (extra, missing) == (0, 0), kept
     return _rows(settings, MEASURED)
 
 
@@ -91,11 +98,14 @@ def test_a_build_adds_the_new_snapshots_figures_as_a_whole_build_makes_them(buil
     first = _build(settings)
     assert len(first) == 1 and "from all snapshots" in first[0], first
     before = _same_as_from_scratch(settings)
+    current = _rows(settings, "core.current_measured")
 
     _put_back(tmp_path / "adding", raw)
     second = _build(settings)
     added = _same_as_from_scratch(settings).num_rows - before.num_rows
     assert added > 0
+    # the newer pages' figures replaced current ones (merged in, as checked above)
+    assert not _rows(settings, "core.current_measured").equals(current)
     assert second == [
         f"warehouse: measured figures: {added:,} added from {len(adding):,} snapshot(s), "
         "0 snapshot(s) dropped"

@@ -316,6 +316,13 @@ class MeasuredObservations(Observations):
     or when asked (`build --force`; pipeline/warehouse/measured.py)."""
 
 
+class CurrentMeasured(Observations):
+    """The current figure of each endpoint, metric, scope, method and statistic among the
+    measured figures (core.current_of), kept between builds with them: a build that only adds
+    snapshots merges their figures in; one that drops or makes figures again takes them anew.
+    mart.current_observations takes these with the derived figures."""
+
+
 class CitedObservations(Observations):
     """The figures each build derives, few whatever the history: compilations' figures, each
     joined to the endpoint of the measurement it cites, and record claims."""
@@ -634,6 +641,7 @@ CORE_TABLES: dict[str, type[CoreTable]] = {
 KEPT_TABLES: dict[str, type[CoreTable]] = {
     "measured_observations": MeasuredObservations,
     "measured_snapshots": MeasuredSnapshots,
+    "current_measured": CurrentMeasured,
 }
 # Views over the facts (sql/core/): documented by their models, checked by the asset checks.
 CORE_VIEWS: dict[str, type[CoreTable]] = {

@@ -12,6 +12,11 @@ them in a table and, inside its transaction:
 - makes them all again when a mapping that existed changed or went away. A mapping only added
   names a label no kept snapshot has (the mappings are made from the labels of the snapshots in
   scope), so it can change only the new snapshots' figures.
+
+With them it keeps core.current_measured, the current figure of each group among them
+(core.current_of, a least element): a build that only adds figures merges them into it, so the
+mart's current figures cost what is new, not the history; one that drops or makes any takes it
+anew from every measured figure.
 """
 
 from __future__ import annotations
@@ -150,6 +155,7 @@ def refresh_measured(
         )
         con.execute("INSERT INTO core.measured_snapshots BY NAME FROM current_tokens")
         made = _count(con, "SELECT count(*) FROM current_tokens")
+        _current_anew(con)
         return MeasuredRefresh(True, reason, made, dropped, added)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE stale_snapshots AS SELECT snapshot_id "
@@ -174,10 +180,35 @@ def refresh_measured(
         # the ids as a constant list, which DuckDB pushes down as a filter on the staged tables'
         # scans (EXPLAIN shows it)
         ids = ", ".join(quote_literal(snapshot_id) for snapshot_id in pending)
-        added = _count(
-            con,
-            "INSERT INTO core.measured_observations BY NAME "
-            f"SELECT * FROM core.figures_from_staging WHERE snapshot_id IN ({ids})",
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE pending_figures AS "
+            f"SELECT * FROM core.figures_from_staging WHERE snapshot_id IN ({ids})"
         )
+        added = _count(con, "INSERT INTO core.measured_observations BY NAME FROM pending_figures")
         con.execute("INSERT INTO core.measured_snapshots BY NAME FROM pending_snapshots")
+    if dropped or _count(con, "SELECT count(*) FROM core.current_measured") == 0:
+        _current_anew(con)  # a figure left: the current one of its group may be another
+    elif pending:
+        _current_merged(con)
     return MeasuredRefresh(False, "", len(pending), dropped, added)
+
+
+def _current_anew(con: duckdb.DuckDBPyConnection) -> None:
+    """core.current_measured from every measured figure."""
+    con.execute("DELETE FROM core.current_measured")
+    con.execute(
+        "INSERT INTO core.current_measured BY NAME "
+        "FROM core.current_of(['core.measured_observations'])"
+    )
+
+
+def _current_merged(con: duckdb.DuckDBPyConnection) -> None:
+    """core.current_measured with the figures just added (pending_figures): the current one of
+    each group among the kept current ones and the new ones, which is the current one among all
+    (core.current_of)."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE merged_current AS "
+        "FROM core.current_of(['core.current_measured', 'pending_figures'])"
+    )
+    con.execute("DELETE FROM core.current_measured")
+    con.execute("INSERT INTO core.current_measured BY NAME FROM merged_current")

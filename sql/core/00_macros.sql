@@ -37,3 +37,15 @@ CREATE OR REPLACE MACRO core.comparable(a_provider, a_model, a_precision, a_tier
     AND (a_precision = b_precision OR a_precision = 'unknown' OR b_precision = 'unknown')
     AND (a_effort IS NOT DISTINCT FROM b_effort OR a_effort IS NULL OR b_effort IS NULL);
 
+
+-- The current figure of each endpoint, metric, scope, method and statistic among the figures of
+-- `relations` (a list of tables, unioned by name): the best tier (T1 before T2 before T3), then
+-- the newest, then by source and observation id, so that the choice is deterministic. One pass:
+-- the row with the least key per group (the newest as the negated time). A least element of a
+-- total order, so the current figure of a union is the current figure of its parts' current
+-- figures: the measured figures' are kept between builds (core.current_measured,
+-- pipeline/warehouse/measured.py) and the mart takes them with the few each build derives.
+CREATE OR REPLACE MACRO core.current_of(relations) AS TABLE
+SELECT unnest(arg_min(o, (o.tier, -epoch_us(o.observed_at), o.source_id, o.observation_id)))
+FROM query_table(relations, true) AS o
+GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic;

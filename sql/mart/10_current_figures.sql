@@ -1,15 +1,12 @@
--- The current figure per endpoint, metric, scope, method and statistic: the best tier (T1 before
--- T2 before T3), then the newest, then by source and observation id so that the choice is
--- deterministic. Each method keeps its own current figure: a 72-hour probe median and a
+-- The current figure per endpoint, metric, scope, method and statistic (core.current_of: the best
+-- tier, then the newest). Each method keeps its own current figure: a 72-hour probe median and a
 -- 30-minute p50 of routed traffic are different measurements of the same endpoint. A figure
 -- whose value is not known (a range, a bound) is current like any other; the rankings read only
 -- point figures. Kept as a table by each build: the exports and the views below read it often.
--- One pass over the observations (the row with the least key per group, the newest as the
--- negated time): the view is computed once, not once to find the best and again to fetch it.
+-- Taken from the measured figures' current ones (kept between builds) and the derived figures:
+-- the same as from every observation, without a pass over the history.
 CREATE OR REPLACE TABLE mart.current_observations AS
-SELECT unnest(arg_min(o, (o.tier, -epoch_us(o.observed_at), o.source_id, o.observation_id)))
-FROM core.observations AS o
-GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic;
+FROM core.current_of(['core.current_measured', 'core.cited_observations']);
 
 -- Which measurements compare. Two figures say the same thing only when they measure the same
 -- way: the same method and statistic, or two routers' percentiles of their own live traffic (an
