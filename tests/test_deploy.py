@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -29,7 +30,7 @@ from pipeline.cli import ui
 from pipeline.dagster.envelope import storage_problem
 from pipeline.dagster.runner import deploy_instance_yaml, instance_yaml
 from pipeline.raw.s3_store import ENV_KEYS, ENV_SECRETS
-from pipeline.sources.registry import load_registry
+from pipeline.sources.registry import load_crons, load_registry
 from pipeline.support import settings as settings_module
 from pipeline.support.locking import LockBusy
 from pipeline.support.settings import Settings
@@ -552,6 +553,38 @@ def _ready(data: dict | None, schedules: set[str]) -> bool:
     return listed == {(name, "RUNNING") for name in schedules} and healthy
 
 
+def _registry_without_ticks(path: Path) -> Path:
+    """The bundled registry at `path`, every cadence's cron string at an hour half a day from now:
+    no schedule ticks while the test runs."""
+    hour = (time.gmtime().tm_hour + 12) % 24
+    text = Settings.resolve().registry.read_text(encoding="utf-8")
+    table, rest = text.split("[cadences]\n", 1)[1].split("\n\n", 1)
+    moved = re.sub(r'= "[^"]*"', f'= "0 {hour} * * *"', table)
+    path.write_text(text.replace(table + "\n\n" + rest, moved + "\n\n" + rest), encoding="utf-8")
+    assert load_crons(path).keys() == load_crons(Settings.resolve().registry).keys()
+    return path
+
+
+def _dump_stacks(process: Process) -> None:
+    """A process that did not stop in time: its group's process tree, and each process's Python
+    stacks (SIGABRT to PYTHONFAULTHANDLER writes them to its log), as a warning in the test
+    report, so that the next such hang says where it waits."""
+    tree = subprocess.run(
+        ["ps", "-o", "pid,ppid,pgid,stat,wchan:24,etime,cmd", "-g", str(process.popen.pid)],
+        capture_output=True,
+        text=True,
+    ).stdout
+    try:
+        os.killpg(process.popen.pid, signal.SIGABRT)
+    except ProcessLookupError:
+        return
+    time.sleep(2)
+    warnings.warn(
+        f"{process.name} did not end after SIGTERM:\n{tree}\n{log_tail(process.log, 200)}",
+        stacklevel=2,
+    )
+
+
 def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_them(
     tmp_path: Path, postgres_server: Postgres, postgres_database: str
 ):
@@ -566,6 +599,7 @@ def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_
         "SPEEDBOOK_LAKE_DATA": str(tmp_path / "lake"),
         "SPEEDBOOK_SNAPSHOTS": str(BUNDLED_RAW),
         "SPEEDBOOK_RELEASES": "",  # no object store here: releases stay in exports/ only
+        "SPEEDBOOK_RELEASE_CADENCE": "daily",
         # no password in the URL: libpq takes PGPASSWORD
         "SPEEDBOOK_DAGSTER_STORAGE": _storage_url(postgres_database, password=False),
         "PGPASSWORD": postgres_server.password,
@@ -589,7 +623,17 @@ def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_
     )
     Path(values["DAGSTER_HOME"]).mkdir(parents=True)
     shutil.copy(DEPLOY / "dagster.yaml", Path(values["DAGSTER_HOME"]) / "dagster.yaml")
-    env = _base_env() | _sourced(env_file)
+    # The bundled registry with every schedule's tick half a day away: a tick while the
+    # deployment is up would start a refresh run that fetches from the internet. A hang is
+    # diagnosed from the processes' own stacks (PYTHONFAULTHANDLER, _dump_stacks).
+    env = (
+        _base_env()
+        | _sourced(env_file)
+        | {
+            "SPEEDBOOK_REGISTRY": str(_registry_without_ticks(tmp_path / "sources.toml")),
+            "PYTHONFAULTHANDLER": "1",
+        }
+    )
     _verify_units(tmp_path / "units", env_file)
     units = {unit.name: unit for unit in (_unit(path, env) for path in UNITS)}
     assert set(units) == {
@@ -635,6 +679,7 @@ def test_deploy_starts_code_server_daemon_and_webserver_on_postgresql_and_stops_
             except subprocess.TimeoutExpired:
                 if name != "speedbook-code-server":
                     raise
+                _dump_stacks(processes[name])
                 os.killpg(popen.pid, signal.SIGKILL)
                 popen.wait(10)
                 killed = True
