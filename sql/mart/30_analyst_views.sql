@@ -2,17 +2,28 @@
 -- data dictionary is generated. Like every mart view, they describe the build's as-of time:
 -- snapshots retrieved later are not used, and ages are measured from the build's data date.
 
+-- A text's order reversed, as a key to take the greatest of: its code points negated, closed by
+-- one (so that a text sorts before its own extensions, as it does ascending).
+CREATE OR REPLACE MACRO mart.descending(text) AS
+    list_transform(string_split(text, ''), c -> -unicode(c)) || [1];
+
 -- What each endpoint offers, from its own newest listing (an endpoint polled earlier than the
--- source's newest snapshot keeps its prices): prices, uptime, limits. A table, computed once a
--- build: it takes the newest of every listing kept, and the exports, the Parquet and
--- mart.model_offers each read it.
+-- source's newest snapshot keeps its prices): prices, uptime, limits. The newest observed, then
+-- the newest snapshot, then the first tag (and model id, so that nothing is left to chance). A
+-- table, computed once a build: it takes the newest of every listing kept, and the exports, the
+-- Parquet and mart.model_offers each read it. The greatest per endpoint in one aggregate, which
+-- holds one listing an endpoint, and its freshness joined to those alone: a window over every
+-- listing, and a join of every listing, each held them all (1.3 GB at 8 days of polls, past the
+-- build's memory budget).
 CREATE OR REPLACE TABLE mart.endpoint_offers AS
 SELECT o.*, mart.older_than_cadence(o.observed_at, f.data_date, f.max_age_minutes) AS stale
-FROM core.endpoint_offers AS o
-JOIN mart.source_freshness AS f USING (source_id)
-QUALIFY row_number() OVER (
-    PARTITION BY o.endpoint_id ORDER BY o.observed_at DESC, o.snapshot_id DESC, o.endpoint_tag
-) = 1;
+FROM (
+    SELECT unnest(arg_max(o, (o.observed_at, o.snapshot_id, mart.descending(o.endpoint_tag),
+                              o.catalogue_model_id)))
+    FROM core.endpoint_offers AS o
+    GROUP BY o.endpoint_id
+) AS o
+JOIN mart.source_freshness AS f USING (source_id);
 
 -- Per model, variant, method and statistic, the providers ranked by their current live output
 -- speed. Figures of different methods or statistics are ranked apart, never against each other.
