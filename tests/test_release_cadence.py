@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import BUNDLED_RAW
-from test_build import add_kimi_page, copy_of, release_bytes
+from test_build import PAGE_TIME, add_kimi_page, add_page, copy_of, release_bytes
 
 from pipeline.dagster.envelope import REPORT_FILE, _nothing_new, execute
 from pipeline.dagster.fingerprint import build_fingerprint
@@ -19,6 +19,7 @@ from pipeline.support.settings import ENV_RELEASE_CADENCE, Settings
 from pipeline.warehouse.connection import connect
 
 NOON = datetime(2026, 12, 1, 12, tzinfo=UTC)
+HOUR = timedelta(hours=1)
 
 
 def test_the_cadence_is_a_name_of_the_registrys_vocabulary():
@@ -90,8 +91,11 @@ def test_a_build_before_the_release_is_due_commits_the_lake_and_publishes_nothin
     with connect(settings, read_only=True) as con:
         (published_at,) = con.execute("SELECT max(built_at) FROM history.releases").fetchone()
     add_kimi_page(settings)
+    # and a newer page its parser rejects: reported as a release's step reports it
+    add_page(settings, "aa-kimi-k2-6", "<html><body>no table</body></html>", PAGE_TIME + HOUR)
     outcome = execute(settings)
     assert outcome.success and not outcome.published, outcome
+    assert outcome.not_used == 1 and outcome.notes[0].startswith("aa-kimi-k2-6: snapshot ")
     assert outcome.release == "2026.11.29"  # the release that stands
     due = datetime.fromisoformat(outcome.release_due_at)
     assert due == (published_at + timedelta(days=1)).replace(microsecond=0)

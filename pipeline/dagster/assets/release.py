@@ -29,7 +29,7 @@ from pipeline.release.contract import Release
 from pipeline.release.contracts import EXPORT_FILES, problems
 from pipeline.release.exports import ReleaseInfo, build_exports
 from pipeline.release.history import record_releases
-from pipeline.release.notes import last_published, not_used, withdrawn_since
+from pipeline.release.notes import SnapshotNote, last_published, not_used, withdrawn_since
 from pipeline.release.parquet import write_parquet
 from pipeline.release.preview import render_preview
 from pipeline.release.preview_history import read_history
@@ -161,9 +161,11 @@ def out_exports(
         due_at = _next_release_at(speedbook, con)
         if due_at is None:
             inputs = read_inputs(con)
+        else:
+            unused = not_used(con)
     if due_at is not None:
         # no export, so no release: Dagster skips the steps downstream
-        yield _deferred(speedbook, due_at)
+        yield _deferred(speedbook, due_at, unused)
         return
     with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
@@ -208,9 +210,12 @@ def _next_release_at(
     return next_release_at(last_published(con, latest=True), interval, datetime.now(UTC))
 
 
-def _deferred(speedbook: SpeedbookResource, due_at: datetime) -> dg.AssetObservation:
-    """What the runner reports of a build whose release is not due: when it is, and the release
-    that stands meanwhile."""
+def _deferred(
+    speedbook: SpeedbookResource, due_at: datetime, unused: list[SnapshotNote]
+) -> dg.AssetObservation:
+    """What the runner reports of a build whose release is not due: when it is, the release
+    that stands meanwhile, and the snapshots it could not use (as a release's step reports
+    them)."""
     standing = latest_version(speedbook.settings.exports)
     due = due_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     message = (
@@ -220,7 +225,15 @@ def _deferred(speedbook: SpeedbookResource, due_at: datetime) -> dg.AssetObserva
     report(message)
     return dg.AssetObservation(
         asset_key=export_asset_key(EXPORT_FILES[0]),
-        metadata={RELEASE_DUE_AT: due, "release": standing or "", "message": message},
+        metadata={
+            RELEASE_DUE_AT: due,
+            "release": standing or "",
+            "message": message,
+            "snapshots_not_used": len(unused),
+            "notes": dg.MetadataValue.json(
+                capped([note.text for note in unused], METADATA_ITEMS, WHERE_ALL)
+            ),
+        },
     )
 
 
