@@ -74,8 +74,23 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(the log is empty)"
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the test process dies, however it dies."""
+# What a service manager (systemd) starts a service with: no signal blocked, every stop signal
+# at its default. A test run as a background job of a shell inherits SIGINT and SIGQUIT ignored
+# (nohup: SIGHUP too), and exec keeps that: Dagster's code server gives SIGTERM SIGINT's
+# disposition, so it ignored SIGTERM and was never stopped.
+STOP_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
+
+
+def _as_a_service() -> None:
+    """In the child before exec: the signal state a service manager starts a service with."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _as_a_service_dying_with_parent() -> None:
+    """As _as_a_service, and SIGKILL when the test process dies, however it dies."""
+    _as_a_service()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -127,7 +142,7 @@ def start(
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_die_with_parent if die_with_parent else None,
+            preexec_fn=_as_a_service_dying_with_parent if die_with_parent else _as_a_service,
         )
     return Process(popen, log, name)
 
