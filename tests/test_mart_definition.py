@@ -71,6 +71,38 @@ def test_a_mart_view_the_files_now_make_a_table_becomes_one(tmp_path: Path):
     assert rows(con, "SELECT * FROM mart.endpoint_offers ORDER BY ALL") == offers
 
 
+def test_an_endpoints_offer_is_its_newest_listing_then_newest_snapshot_then_first_tag(
+    tmp_path: Path,
+):
+    """mart.endpoint_offers takes, per endpoint, the listing observed last, then of the newest
+    snapshot, then with the first tag (a text before its own extensions): the window's order,
+    as one aggregate. Each winner taken away, the next in that order wins."""
+    con = Warehouse(tmp_path / "w.duckdb", [observation("bench-a", 300)]).build()
+    # (observed day, snapshot, tag), in the order the rule ranks them
+    ranked = [
+        (2, "bench-a/2", "a"),
+        (2, "bench-a/2", "a/fp8"),
+        (2, "bench-a/2", "c"),
+        (2, "bench-a/0", "b"),
+        (1, "bench-a/1", "z"),
+    ]
+    for day, snapshot, tag in reversed(ranked):
+        con.execute(
+            "INSERT INTO core.endpoint_offers BY NAME SELECT 'p/m/unknown/standard/-' AS "
+            "endpoint_id, 'p' AS provider_id, 'm' AS model_id, 'unknown' AS precision, "
+            "'standard' AS service_tier, 'm' AS catalogue_model_id, ? AS endpoint_tag, "
+            "TIMESTAMPTZ '2026-11-01 00:00:00+00' + to_days(?) AS observed_at, "
+            "'exact' AS observed_at_bound, TIMESTAMPTZ '2026-11-03 00:00:00+00' AS retrieved_at, "
+            "? AS snapshot_id, 'bench-a' AS source_id, 'T1' AS tier",
+            [tag, day, snapshot],
+        )
+    for day, snapshot, tag in ranked:
+        apply_marts(con)
+        chosen = rows(con, "SELECT snapshot_id, endpoint_tag FROM mart.endpoint_offers")
+        assert chosen == [{"snapshot_id": snapshot, "endpoint_tag": tag}], (day, snapshot, tag)
+        con.execute("DELETE FROM core.endpoint_offers WHERE endpoint_tag = ?", [tag])
+
+
 def core_sources(settings: Settings) -> int:
     with connect(settings, read_only=True) as con:
         return con.execute("SELECT count(*) FROM core.sources").fetchone()[0]

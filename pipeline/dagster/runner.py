@@ -203,6 +203,8 @@ def run_graph(
     notes = release.get("notes")
     version = release.get("version")
     due_at = release.get(RELEASE_DUE_AT)
+    # what the build published, or, when no release was due, the one that stands
+    standing = version if version is not None else release.get("release") or None
     return BuildOutcome(
         result.success and (version is not None or due_at is not None),
         result.run_id,
@@ -210,7 +212,7 @@ def run_graph(
         failed_checks,
         stages=stage_seconds(result.all_events),
         problems=problems,
-        release=str(version) if version is not None else str(release.get("release") or "") or None,
+        release=str(standing) if standing is not None else None,
         published=bool(release.get("published")),
         message=str(release.get("message", "")),
         notes=[str(note) for note in notes][:NOTES_KEPT] if isinstance(notes, list) else [],
