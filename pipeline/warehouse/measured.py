@@ -108,6 +108,8 @@ def rules_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
     return digest.hexdigest()
 
 
+EVERY_FIGURE = "['core.measured_observations']"
+
 TOKENS = """
 CREATE OR REPLACE TEMP TABLE current_tokens AS
 SELECT g.snapshot_id,
@@ -155,7 +157,7 @@ def refresh_measured(
         )
         con.execute("INSERT INTO core.measured_snapshots BY NAME FROM current_tokens")
         made = _count(con, "SELECT count(*) FROM current_tokens")
-        _current_anew(con)
+        _current_from(con, EVERY_FIGURE)
         return MeasuredRefresh(True, reason, made, dropped, added)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE stale_snapshots AS SELECT snapshot_id "
@@ -187,28 +189,16 @@ def refresh_measured(
         added = _count(con, "INSERT INTO core.measured_observations BY NAME FROM pending_figures")
         con.execute("INSERT INTO core.measured_snapshots BY NAME FROM pending_snapshots")
     if dropped or _count(con, "SELECT count(*) FROM core.current_measured") == 0:
-        _current_anew(con)  # a figure left: the current one of its group may be another
+        _current_from(con, EVERY_FIGURE)  # a figure left: its group's current one may be another
     elif pending:
-        _current_merged(con)
+        _current_from(con, "['core.current_measured', 'pending_figures']")
     return MeasuredRefresh(False, "", len(pending), dropped, added)
 
 
-def _current_anew(con: duckdb.DuckDBPyConnection) -> None:
-    """core.current_measured from every measured figure."""
+def _current_from(con: duckdb.DuckDBPyConnection, relations: str) -> None:
+    """core.current_measured as the current figures (core.current_of) of `relations`: every
+    measured figure, or the kept current ones with the figures just added (pending_figures),
+    whose current ones are the current ones among all."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE next_current AS FROM core.current_of({relations})")
     con.execute("DELETE FROM core.current_measured")
-    con.execute(
-        "INSERT INTO core.current_measured BY NAME "
-        "FROM core.current_of(['core.measured_observations'])"
-    )
-
-
-def _current_merged(con: duckdb.DuckDBPyConnection) -> None:
-    """core.current_measured with the figures just added (pending_figures): the current one of
-    each group among the kept current ones and the new ones, which is the current one among all
-    (core.current_of)."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE merged_current AS "
-        "FROM core.current_of(['core.current_measured', 'pending_figures'])"
-    )
-    con.execute("DELETE FROM core.current_measured")
-    con.execute("INSERT INTO core.current_measured BY NAME FROM merged_current")
+    con.execute("INSERT INTO core.current_measured BY NAME FROM next_current")
