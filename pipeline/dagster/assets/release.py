@@ -157,16 +157,14 @@ def out_exports(
     context: dg.AssetExecutionContext, speedbook: SpeedbookResource
 ) -> Iterator[object]:
     clock = StageClock()
+    standing = latest_version(speedbook.settings.exports)
     with speedbook.build_session() as con, clock.stage("sql"):
-        due_at = _next_release_at(speedbook, con)
-        if due_at is None:
-            inputs = read_inputs(con)
-        else:
-            unused = not_used(con)
-    if due_at is not None:
-        # no export, so no release: Dagster skips the steps downstream
-        yield _deferred(speedbook, due_at, unused)
-        return
+        due_at = _next_release_at(speedbook, con, standing)
+        if due_at is not None:
+            # no export, so no release: Dagster skips the steps downstream
+            yield _deferred(speedbook, due_at, standing, not_used(con))
+            return
+        inputs = read_inputs(con)
     with clock.stage("export"):
         documents = build_exports(inputs, ReleaseInfo(PLACEHOLDER_VERSION))
     timed = stage_metadata(clock)
@@ -198,25 +196,28 @@ def out_exports(
 
 
 def _next_release_at(
-    speedbook: SpeedbookResource, con: duckdb.DuckDBPyConnection
+    speedbook: SpeedbookResource, con: duckdb.DuckDBPyConnection, standing: str | None
 ) -> datetime | None:
-    """When the release cadence has the next release due (None: now); an --as-of build's is."""
+    """When the release cadence has the next release due (None: now); an --as-of build's is,
+    and so is one with no release standing (`standing`: the one `latest` names)."""
     try:
         interval = release_interval(speedbook.settings.release_cadence)
     except ReleaseCadenceError as error:
         raise dg.Failure(description=str(error)) from None
-    if speedbook.as_of or interval is None or latest_version(speedbook.settings.exports) is None:
+    if speedbook.as_of or interval is None or standing is None:
         return None
     return next_release_at(last_published(con, latest=True), interval, datetime.now(UTC))
 
 
 def _deferred(
-    speedbook: SpeedbookResource, due_at: datetime, unused: list[SnapshotNote]
+    speedbook: SpeedbookResource,
+    due_at: datetime,
+    standing: str | None,
+    unused: list[SnapshotNote],
 ) -> dg.AssetObservation:
     """What the runner reports of a build whose release is not due: when it is, the release
     that stands meanwhile, and the snapshots it could not use (as a release's step reports
     them)."""
-    standing = latest_version(speedbook.settings.exports)
     due = due_at.strftime("%Y-%m-%dT%H:%M:%SZ")
     message = (
         f"no release: the next is due at {due} ({ENV_RELEASE_CADENCE}="
