@@ -346,13 +346,14 @@ def test_a_labels_display_name_is_its_most_used_with_ties_broken_by_text():
             )
             con.execute(
                 "CREATE TABLE staging.extractions AS SELECT unnest(['s/1', 's/2', 's/3', 's/9']) "
-                "AS snapshot_id, TIMESTAMPTZ '2026-11-29 08:00:00+00' AS extracted_at"
+                "AS snapshot_id, TIMESTAMPTZ '2026-11-29 08:00:00+00' AS extracted_at, "
+                "NULL::VARCHAR AS row_counts"  # records without counts: the table is read
             )
             con.execute(
                 "CREATE TABLE build_scope AS SELECT unnest(['s/1', 's/2', 's/3']) AS snapshot_id"
             )
             refresh_label_uses(con, (spec,))  # counted per snapshot, then summed
-            table = label_uses(con, spec).set_index("label")
+            table = label_uses(con, (spec,)).set_index("label")
         assert table.loc["m-1", "name"] == "Alpha"  # used twice
         assert table.loc["m-2", "name"] == "Able"  # a tie: the first by text
         assert pd.isna(table.loc["m-3", "name"])  # no name given: none made up

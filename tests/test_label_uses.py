@@ -3,6 +3,7 @@ the build's scope, however the scope and the staging changed since they were kep
 and hints (the stable keys beside a label) included."""
 
 import duckdb
+import pandas as pd
 import pytest
 
 from pipeline.normalise.identity import Hints
@@ -72,10 +73,21 @@ def counted_afresh(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tu
     ).fetchall()
 
 
+def _text(value: object) -> str | None:
+    """A text cell, or None (pandas gives a missing text as NaN beside other columns' texts)."""
+    return value if isinstance(value, str) else None
+
+
+def kept_frame(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
+    """The kept counts of one column, by label."""
+    frame = label_uses(con, LABEL_COLUMNS)
+    return frame[frame["spec"] == spec_key(spec)].set_index("label")
+
+
 def kept(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> list[tuple]:
-    frame = label_uses(con, spec).sort_values("label")
+    frame = kept_frame(con, spec).reset_index().sort_values("label")
     return [
-        (r.label, None if r.name is None else r.name, r.sources, int(r.uses), r.hints)
+        (r.label, _text(r.name), r.sources, int(r.uses), _text(r.hints))
         for r in frame.itertuples(index=False)
     ]
 
@@ -129,9 +141,15 @@ def test_kept_counts_follow_the_scope_and_every_change_of_staging(staging):
     assert_kept_counts_are_the_staged_rows(con)
 
 
-def test_a_column_not_counted_yet_is_counted_for_every_snapshot(staging):
+@pytest.mark.parametrize("records", ["with row counts", "some without"])
+def test_a_column_not_counted_yet_is_counted_for_every_snapshot(staging, records):
+    """Each (column, snapshot) pair is counted: from the staged table where the snapshot's
+    extraction record gives it rows there (or gives no counts, as records written before counts
+    were kept), and as none without reading the table where the record gives it none."""
     con = staging
     ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    if records == "some without":
+        con.execute("UPDATE staging.extractions SET row_counts = NULL WHERE hash(snapshot_id) % 2")
     con.execute("DELETE FROM staging.label_uses")
     con.execute("DELETE FROM staging.label_counted")
     scope_build(con, ids)
@@ -185,12 +203,12 @@ def test_the_hints_beside_a_label_are_counted_with_it(staging):
     refresh_label_uses(con, LABEL_COLUMNS)
     by_table = {spec.table: spec for spec in LABEL_COLUMNS if spec.hints}
     assert set(by_table) == {"aa_models", "catalogue_entries"}
-    catalogue = label_uses(con, by_table["catalogue_entries"]).set_index("label")
+    catalogue = kept_frame(con, by_table["catalogue_entries"])
     coder = parse_hints(catalogue.loc["qwen/qwen3-coder", "hints"])
     assert coder == Hints(hugging_face_id="Qwen/Qwen3-Coder-480B-A35B-Instruct")
     # Cloudflare's catalogue has no repository ids: its hints are none
     assert parse_hints(catalogue.loc["@cf/openai/gpt-oss-120b", "hints"]) == Hints()
-    aa = label_uses(con, by_table["aa_models"]).set_index("label")
+    aa = kept_frame(con, by_table["aa_models"])
     assert parse_hints(aa.loc["GPT-4o (Aug '24)", "hints"]).slug == "gpt-4o-2024-08-06"
     assert parse_hints("not json") == Hints() and parse_hints(None) == Hints()
     assert parse_hints("[1, 2]") == Hints()
@@ -213,3 +231,16 @@ def test_counts_kept_before_there_were_hints_are_taken_again(staging):
     in_scope = con.execute("SELECT count(*) FROM build_scope").fetchone()[0]
     assert refresh_label_uses(con, LABEL_COLUMNS) == in_scope * len(old)
     assert_kept_counts_are_the_staged_rows(con)
+
+
+def test_the_columns_come_in_the_order_asked(staging):
+    """A label's display name is the first column's that gives one (resolve_uses), so the kept
+    counts come back column by column in the order of the columns asked for, whatever it is."""
+    con = staging
+    ids = [r[0] for r in con.execute("SELECT snapshot_id FROM staging.extractions").fetchall()]
+    scope_build(con, ids)
+    refresh_label_uses(con, LABEL_COLUMNS)
+    for columns in (LABEL_COLUMNS, tuple(reversed(LABEL_COLUMNS))):
+        keys = [spec_key(spec) for spec in columns]
+        seen = list(dict.fromkeys(label_uses(con, columns)["spec"]))
+        assert len(seen) >= 8 and seen == [key for key in keys if key in seen]

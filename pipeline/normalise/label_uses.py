@@ -123,36 +123,40 @@ def refresh_label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn,
             "DELETE FROM staging.label_uses AS u WHERE NOT EXISTS (SELECT 1 FROM "
             "staging.label_counted AS c WHERE c.spec = u.spec AND c.snapshot_id = u.snapshot_id)"
         )
-    counted = 0
-    con.execute("CREATE OR REPLACE TEMP TABLE label_new (spec VARCHAR, snapshot_id VARCHAR)")
-    for spec, key in zip(specs, keys, strict=True):
+    # every column's snapshots not counted yet, in one statement; a snapshot whose extraction
+    # record says it staged no row of the column's table is recorded as counted without reading
+    # the table (a record without counts, written before they were kept, is read)
+    columns = pa.table({"spec": keys, "frame": [spec.table for spec in specs]})
+    with registered(con, "label_columns", columns):
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE label_todo AS SELECT b.snapshot_id FROM build_scope AS b "
-            "ANTI JOIN staging.label_counted AS c ON c.snapshot_id = b.snapshot_id AND c.spec = ?",
-            [key],
+            "CREATE OR REPLACE TEMP TABLE label_new AS "
+            "SELECT l.spec, b.snapshot_id, e.extracted_at, e.row_counts IS NULL "
+            "OR coalesce(CAST(e.row_counts ->> ('$.' || l.frame) AS BIGINT), 0) > 0 AS staged "
+            "FROM build_scope AS b CROSS JOIN label_columns AS l "
+            "JOIN staging.extractions AS e ON e.snapshot_id = b.snapshot_id "
+            "ANTI JOIN staging.label_counted AS c ON c.snapshot_id = b.snapshot_id "
+            "AND c.spec = l.spec"
         )
-        todo = con.execute("SELECT count(*) FROM label_todo").fetchone()
-        if not todo or not todo[0]:
+    staged = dict(
+        con.execute("SELECT spec, count(*) FROM label_new WHERE staged GROUP BY spec").fetchall()
+    )
+    for spec, key in zip(specs, keys, strict=True):
+        if not staged.get(key):
             continue
         name = f"t.{spec.name_column}" if spec.name_column else "NULL"
         con.execute(
             "INSERT INTO staging.label_uses (spec, snapshot_id, label, name, source_id, uses, "
             f"hints) SELECT ?, t.snapshot_id, t.{spec.column}, {name}, t.source_id, count(*), "
             f"{hints_sql(spec)} FROM staging.{spec.table} AS t "
-            f"SEMI JOIN label_todo USING (snapshot_id) WHERE t.{spec.column} IS NOT NULL "
-            "GROUP BY ALL",
-            [key],
+            "SEMI JOIN (SELECT snapshot_id FROM label_new WHERE spec = ? AND staged) "
+            f"USING (snapshot_id) WHERE t.{spec.column} IS NOT NULL GROUP BY ALL",
+            [key, key],
         )
-        con.execute("INSERT INTO label_new SELECT ?, snapshot_id FROM label_todo", [key])
-        counted += int(todo[0])
-    # every column's new counts recorded in one pass over the extraction records (one per
-    # column read them all each time: 0.19 s at a year of pages)
     con.execute(
-        "INSERT INTO staging.label_counted SELECT n.spec, e.snapshot_id, e.extracted_at "
-        "FROM label_new AS n JOIN staging.extractions AS e USING (snapshot_id)"
+        "INSERT INTO staging.label_counted SELECT spec, snapshot_id, extracted_at FROM label_new"
     )
+    [(counted,)] = con.execute("SELECT count(*) FROM label_new").fetchall()
     _add_to_totals(con, counted)
-    con.execute("DROP TABLE IF EXISTS label_todo")
     con.execute("DROP TABLE IF EXISTS label_new")
     # what label_uses() takes out of the totals: counted snapshots the build does not read, found
     # for every column in one pass (one per column took 0.5 s at a year of pages)
@@ -191,48 +195,50 @@ def _add_to_totals(con: duckdb.DuckDBPyConnection, counted: int) -> None:
         )
 
 
-def label_uses(con: duckdb.DuckDBPyConnection, spec: LabelColumn) -> pd.DataFrame:
-    """Distinct labels of one column over `build_scope`: label, its most used display name and
-    hints (ties broken by text, so the same staging always gives the same name and hints), the
-    sources that use it, and its uses. From the kept counts: refresh_label_uses first, in the
-    same session (it finds the counted snapshots out of the scope, `label_outside`)."""
-    key = spec_key(spec)
-    outside = con.execute("SELECT count(*) FROM label_outside WHERE spec = ?", [key]).fetchone()
+def label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn, ...]) -> pd.DataFrame:
+    """Distinct labels of each column over `build_scope`, in one query, the columns in the order
+    of `specs` (resolve_uses takes a label's display name from the first that gives one): the
+    column's key (`spec`), the label, its most used display name and hints (ties broken by text,
+    so the same staging always gives the same name and hints), the sources that use it, and its
+    uses. From the kept counts: refresh_label_uses first, in the same session (it finds the
+    counted snapshots out of the scope, `label_outside`)."""
+    keys = [spec_key(spec) for spec in specs]
     # the totals of every counted snapshot, less the counts of those the build does not read
-    less = (
-        "UNION ALL SELECT u.label, u.name, u.source_id, -u.uses, u.hints "
-        "FROM staging.label_uses AS u "
-        "SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id "
-        "WHERE u.spec = $spec"
-        if outside and outside[0]
-        else ""
-    )
     return con.execute(
-        f"""
+        """
         WITH used AS (
-            SELECT label, name, source_id, sum(uses) AS uses, hints FROM (
-                SELECT label, name, source_id, uses, hints FROM staging.label_totals
-                WHERE spec = $spec {less}
+            SELECT spec, label, name, source_id, sum(uses) AS uses, hints FROM (
+                SELECT spec, label, name, source_id, uses, hints FROM staging.label_totals
+                WHERE spec IN (SELECT unnest($keys))
+                UNION ALL
+                SELECT u.spec, u.label, u.name, u.source_id, -u.uses, u.hints
+                FROM staging.label_uses AS u
+                SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id
+                WHERE u.spec IN (SELECT unnest($keys))
             ) GROUP BY ALL HAVING sum(uses) > 0
         ),
         named AS (
-            SELECT label, name, sum(uses) AS uses FROM used WHERE name IS NOT NULL GROUP BY ALL
+            SELECT spec, label, name, sum(uses) AS uses FROM used WHERE name IS NOT NULL
+            GROUP BY ALL
         ),
-        best AS (SELECT label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY label),
+        best AS (
+            SELECT spec, label, arg_min(name, (-uses, name)) AS name FROM named GROUP BY ALL
+        ),
         hinted AS (
-            SELECT label, hints, sum(uses) AS uses FROM used WHERE hints IS NOT NULL
+            SELECT spec, label, hints, sum(uses) AS uses FROM used WHERE hints IS NOT NULL
             GROUP BY ALL
         ),
         best_hints AS (
-            SELECT label, arg_min(hints, (-uses, hints)) AS hints FROM hinted GROUP BY label
+            SELECT spec, label, arg_min(hints, (-uses, hints)) AS hints FROM hinted GROUP BY ALL
         )
-        SELECT u.label, any_value(b.name) AS name,
+        SELECT u.spec, u.label, any_value(b.name) AS name,
                string_agg(DISTINCT u.source_id, ', ' ORDER BY u.source_id) AS sources,
                sum(u.uses)::BIGINT AS uses, any_value(h.hints) AS hints
         FROM used AS u
-        LEFT JOIN best AS b USING (label)
-        LEFT JOIN best_hints AS h USING (label)
-        GROUP BY u.label
+        LEFT JOIN best AS b USING (spec, label)
+        LEFT JOIN best_hints AS h USING (spec, label)
+        GROUP BY u.spec, u.label
+        ORDER BY list_position($keys, u.spec), u.label
         """,
-        {"spec": key},
+        {"keys": keys},
     ).df()

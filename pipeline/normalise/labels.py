@@ -28,7 +28,7 @@ import pandas as pd
 
 from pipeline.normalise.entities import UNRESOLVED, UNREVIEWED, Resolver, alias_key
 from pipeline.normalise.identity import NO_HINTS, Hints, group_ids
-from pipeline.normalise.label_uses import label_uses, refresh_label_uses, scope_build
+from pipeline.normalise.label_uses import label_uses, refresh_label_uses, scope_build, spec_key
 from pipeline.normalise.variants import parse_variant, tag_variant
 from pipeline.sources.reviewed import Platform
 
@@ -322,17 +322,18 @@ def resolve_labels(
     `MAX_SUGGESTED`), never for every unknown name of a large catalogue."""
     scope_build(con, snapshot_ids)
     refresh_label_uses(con, LABEL_COLUMNS)
+    columns = {spec_key(spec): spec for spec in LABEL_COLUMNS}
+    # in the order of LABEL_COLUMNS: the first column that names a label gives its display name
     uses = [
         LabelUse(
-            spec=spec,
+            spec=columns[row.spec],
             label=row.label,
             name=row.name if isinstance(row.name, str) else None,
             hints=parse_hints(row.hints),
             sources=tuple(str(row.sources).split(", ")),
             uses=int(row.uses),
         )
-        for spec in LABEL_COLUMNS
-        for row in label_uses(con, spec).itertuples(index=False)
+        for row in label_uses(con, LABEL_COLUMNS).itertuples(index=False)
     ]
     table = resolve_uses(resolver, platforms, uses)
     reported = table[table["status"] == UNRESOLVED].sort_values("uses", ascending=False)
