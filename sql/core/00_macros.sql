@@ -45,7 +45,14 @@ CREATE OR REPLACE MACRO core.comparable(a_provider, a_model, a_precision, a_tier
 -- total order, so the current figure of a union is the current figure of its parts' current
 -- figures: the measured figures' are kept between builds (core.current_measured,
 -- pipeline/warehouse/measured.py) and the mart takes them with the few each build derives.
+-- The groups keep the chosen figure's id (observation ids are unique), not the whole row: a
+-- row per group of every figure outgrew the build's memory budget at 30 days of polls.
 CREATE OR REPLACE MACRO core.current_of(relations) AS TABLE
-SELECT unnest(arg_min(o, (o.tier, -epoch_us(o.observed_at), o.source_id, o.observation_id)))
-FROM query_table(relations, true) AS o
-GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic;
+SELECT f.* FROM query_table(relations, true) AS f
+SEMI JOIN (
+    SELECT arg_min(o.observation_id,
+                   (o.tier, -epoch_us(o.observed_at), o.source_id, o.observation_id))
+               AS observation_id
+    FROM query_table(relations, true) AS o
+    GROUP BY o.endpoint_id, o.metric, o.scope, o.method, o.statistic
+) AS chosen USING (observation_id);
