@@ -208,3 +208,24 @@ def test_the_history_schema_is_applied_once_and_again_only_when_it_changes(setti
             "AND table_name = 'releases' AND database_name = current_database()"
         ).fetchone()
     assert comment.startswith("One row per published release")
+
+
+def test_the_tables_of_a_schema_are_those_duckdb_tables_lists(settings: Settings):
+    """support.duck.table_names reads the lake's tables without duckdb_tables() (which queries
+    the catalog for every table's statistics): the same names, no view, no temp table, no other
+    schema's table."""
+    from pipeline.support.duck import table_names
+    from pipeline.warehouse.lake import LAKE_ALIAS
+
+    with connect(settings) as con:
+        con.execute("CREATE SCHEMA one; CREATE SCHEMA other")
+        con.execute("CREATE TABLE one.a (x INTEGER); CREATE TABLE one.b AS SELECT 1 AS y")
+        con.execute("CREATE VIEW one.v AS SELECT 1 AS z; CREATE TABLE other.c (x INTEGER)")
+        con.execute("CREATE TEMP TABLE t (x INTEGER)")
+        listed = con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'one' "
+            "AND database_name = current_database()"
+        ).fetchall()
+        assert table_names(con, "one") == {name for (name,) in listed} == {"a", "b"}
+        assert table_names(con, "one", LAKE_ALIAS) == {"a", "b"}
+        assert table_names(con, "other") == {"c"} and table_names(con, "none") == set()

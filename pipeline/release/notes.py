@@ -17,6 +17,7 @@ from datetime import datetime
 import duckdb
 
 from pipeline.raw.snapshots import Withdrawal, format_utc
+from pipeline.support.duck import table_names
 from pipeline.support.limits import capped_text
 
 REASON_CHARS = 300  # a parser's message can quote a whole document; the warehouse keeps it all
@@ -115,11 +116,7 @@ def withdrawn_since(
 def last_published(con: duckdb.DuckDBPyConnection, *, latest: bool = False) -> datetime | None:
     """When this warehouse last recorded a published release (history.releases), if ever;
     `latest`: of the releases that took `latest` (not an --as-of build's)."""
-    exists = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'history' "
-        "AND table_name = 'releases' AND database_name = current_database()"
-    ).fetchone()
-    if not exists or not exists[0]:
+    if "releases" not in table_names(con, "history"):
         return None
     where = " WHERE as_of IS NULL" if latest else ""
     row = con.execute(f"SELECT max(built_at) FROM history.releases{where}").fetchone()

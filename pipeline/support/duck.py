@@ -1,5 +1,5 @@
 """DuckDB helpers every layer uses: a table readable under a name for a while, a block of
-statements as one transaction, a string as an SQL literal."""
+statements as one transaction, a string as an SQL literal, the tables of a schema."""
 
 from __future__ import annotations
 
@@ -14,6 +14,24 @@ def quote_literal(text: str) -> str:
     """`text` as an SQL string literal (for statements that take no parameters: ATTACH,
     COMMENT ON, COPY TO)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def table_names(
+    con: duckdb.DuckDBPyConnection, schema: str, database: str | None = None
+) -> set[str]:
+    """The tables of `schema` in `database` (the session's current one by default): the
+    relations with columns, less the views. Not from duckdb_tables(), which reads every table's
+    storage statistics whatever is asked, in a lake a catalog query per table of every schema
+    (0.1-0.2 s a call at 50 tables; duckdb/duckdb#25528)."""
+    where = "schema_name = $schema AND database_name = " + (
+        "$database" if database else "current_database()"
+    )
+    rows = con.execute(
+        f"SELECT table_name FROM duckdb_columns() WHERE {where} "
+        f"EXCEPT SELECT view_name FROM duckdb_views() WHERE {where}",
+        {"schema": schema, **({"database": database} if database else {})},
+    ).fetchall()
+    return {str(name) for (name,) in rows}
 
 
 @contextmanager

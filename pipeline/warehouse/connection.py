@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.support.duck import quote_literal
+from pipeline.support.duck import quote_literal, table_names
 from pipeline.support.settings import Settings
 from pipeline.warehouse.lake import LAKE_ALIAS, LakeLocation, attach
 
@@ -95,34 +95,8 @@ def attach_as_of(con: duckdb.DuckDBPyConnection, settings: Settings) -> None:
     path.unlink(missing_ok=True)
     con.execute(f"ATTACH {quote_literal(str(path))} AS {SCRATCH_ALIAS}")
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {SCRATCH_ALIAS}.staging")
-    staged = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? "
-        "AND schema_name = 'staging' ORDER BY table_name",
-        [LAKE_ALIAS],
-    ).fetchall()
-    for (table,) in staged:
+    for table in sorted(table_names(con, "staging", LAKE_ALIAS)):
         con.execute(
             f"CREATE OR REPLACE VIEW {SCRATCH_ALIAS}.staging.{table} AS "
             f"FROM {LAKE_ALIAS}.staging.{table}"
         )
-
-
-def table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
-    """Whether `schema.table` is a table of the lake."""
-    schema, table = qualified.split(".")
-    return table in {name for name, _comment in catalog_objects(con, schema, "table")}
-
-
-def catalog_objects(
-    con: duckdb.DuckDBPyConnection, schema: str, kind: str
-) -> list[tuple[str, str]]:
-    """(name, comment) of every table or view (`kind`) of a schema of the lake, by name."""
-    catalog, name = (
-        ("duckdb_views()", "view_name") if kind == "view" else ("duckdb_tables()", "table_name")
-    )
-    return con.execute(
-        f"SELECT {name}, coalesce(comment, '') FROM {catalog} "
-        "WHERE schema_name = ? AND database_name = current_database() AND NOT internal "
-        f"ORDER BY {name}",
-        [schema],
-    ).fetchall()

@@ -76,8 +76,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
     each build fills them again anyway)."""
     with transaction(con):
         con.execute("CREATE SCHEMA IF NOT EXISTS core")
-        sync_tables(con, "core", CORE_TABLES)
-        sync_tables(con, "core", KEPT_TABLES)
+        sync_tables(con, "core", {**CORE_TABLES, **KEPT_TABLES})
         con.execute(BUILD_STATE_DDL)
 
 

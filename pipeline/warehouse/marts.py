@@ -12,7 +12,7 @@ from functools import lru_cache
 import duckdb
 
 from pipeline.schema.mart import MART_VIEWS
-from pipeline.support.duck import quote_literal
+from pipeline.support.duck import quote_literal, table_names
 from pipeline.support.settings import SQL_DIR
 from pipeline.warehouse.sqlfiles import run_sql_file
 
@@ -54,13 +54,12 @@ def ensure_history(con: duckdb.DuckDBPyConnection) -> None:
 
 def _kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """Each view and table of the connection's mart: VIEW or TABLE, by name."""
-    return dict(
-        con.execute(
-            "SELECT view_name, 'VIEW' FROM duckdb_views() WHERE schema_name = 'mart' "
-            "AND database_name = current_database() AND NOT internal UNION ALL "
-            "SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE schema_name = 'mart' "
-            "AND database_name = current_database()"
-        ).fetchall()
+    views = con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'mart' "
+        "AND database_name = current_database() AND NOT internal"
+    ).fetchall()
+    return {str(name): "VIEW" for (name,) in views} | dict.fromkeys(
+        table_names(con, "mart"), "TABLE"
     )
 
 

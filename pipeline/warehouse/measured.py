@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipeline.support.duck import quote_literal
+from pipeline.support.duck import quote_literal, table_names
 from pipeline.support.settings import SQL_DIR
 
 # The mappings the figures join, copied before the build replaces them: every key, and each
@@ -65,12 +65,7 @@ class MeasuredRefresh:
 
 def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     schema, name = table.split(".")
-    [(found,)] = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = ? AND table_name = ?",
-        [schema, name],
-    ).fetchall()
-    return bool(found)
+    return name in table_names(con, schema)
 
 
 def remember_mappings(con: duckdb.DuckDBPyConnection) -> bool:
