@@ -33,7 +33,7 @@ import pyarrow
 from pipeline.extract import PARSERS, SnapshotInput
 from pipeline.extract.base import deferred, passes_in_sql, staged_table
 from pipeline.raw.store import open_store
-from pipeline.schema.core import unique_key
+from pipeline.schema.sql_checks import unique_key
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import load_registry
 from pipeline.sources.reviewed import ReviewedFiles

@@ -18,10 +18,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.raw.snapshots import SnapshotMeta
-from pipeline.schema.core import unique_key
 from pipeline.schema.ddl import arrow_schema
 from pipeline.schema.ddl import columns as ddl_columns
-from pipeline.schema.sql_checks import UntranslatableCheck, failing_rows
+from pipeline.schema.sql_checks import passes
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.sources.reviewed import ReviewedFiles
@@ -230,29 +229,11 @@ _STAGED = "staged_rows"  # the name a staged table is read by in passes_in_sql
 
 def passes_in_sql(con: duckdb.DuckDBPyConnection, frame_name: str, table: pa.Table) -> bool:
     """Whether a staged Arrow table (`staged_table`: the model's columns and types) passes its
-    model's checks, asked of DuckDB where the table is (`con`, any connection): the row and frame
-    checks as SQL (pipeline/schema/sql_checks.py, never looser than Pandera) and the model's key
-    (`unique_key`, as the warehouse's checks read it). True means Pandera would pass it too, at a
-    tenth of its time (one OpenRouter poll's four frames: 0.04 s against 0.3 s); False leaves the
-    verdict, and its words, to Pandera, as does a model with a check that has no SQL form."""
-    model = FRAMES[frame_name]
-    try:
-        failing = failing_rows(model)
-    except UntranslatableCheck:
-        return False
-    key = ", ".join(f'"{name}"' for name in unique_key(model))  # the warehouse checks' key
-    # a key held twice, as pandas' duplicated() finds it: nulls equal each other, as in GROUP BY
-    repeated = (
-        f"(SELECT count(*) FROM (SELECT 1 FROM {_STAGED} GROUP BY {key} HAVING count(*) > 1))"
-        if key
-        else "0"
-    )
+    model's checks, asked of DuckDB where the table is (`con`, any connection; sql_checks.passes:
+    never looser than Pandera). True means Pandera would pass it too, at a tenth of its time (one
+    OpenRouter poll's four frames: 0.04 s against 0.3 s); False leaves the verdict to Pandera."""
     with registered(con, _STAGED, table):
-        # fetchall: a result left unfinished would keep the connection from unregistering
-        (found,) = con.execute(
-            f"SELECT count(*) FILTER (WHERE {failing}), {repeated} FROM {_STAGED}"
-        ).fetchall()
-    return not any(found)
+        return passes(con, FRAMES[frame_name], _STAGED)
 
 
 def validate_frame(frame_name: str, frame: pd.DataFrame) -> pd.DataFrame:

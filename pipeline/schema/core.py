@@ -36,15 +36,6 @@ class CoreTable(pa.DataFrameModel):
         coerce = True
 
 
-def unique_key(model: type[pa.DataFrameModel]) -> tuple[str, ...]:
-    """The columns a table's or a staged frame's model holds unique: its Config's key, else its
-    one unique column."""
-    schema = model.to_schema()
-    if schema.unique:
-        return tuple(schema.unique)
-    return tuple(name for name, column in schema.columns.items() if column.unique)
-
-
 class Sources(CoreTable):
     """Every registered source with its tier and cadence, as of the build."""
 

@@ -151,6 +151,38 @@ def failing_rows(model: type[pa.DataFrameModel]) -> str:
     return "NOT (" + " AND ".join(f"coalesce({c.passes}, true)" for c in sql_checks(model)) + ")"
 
 
+def unique_key(model: type[pa.DataFrameModel]) -> tuple[str, ...]:
+    """The columns a table's or a staged frame's model holds unique: its Config's key, else its
+    one unique column."""
+    schema = model.to_schema()
+    if schema.unique:
+        return tuple(schema.unique)
+    return tuple(name for name, column in schema.columns.items() if column.unique)
+
+
+def passes(con: duckdb.DuckDBPyConnection, model: type[pa.DataFrameModel], relation: str) -> bool:
+    """Whether `relation` (a table or registered view with the model's columns and types) passes
+    the model's row and frame checks and holds its key once, asked of DuckDB where it lives: one
+    scan. True means Pandera would pass it too; False leaves the verdict, and its words, to
+    Pandera, as does a model with a check that has no SQL form."""
+    try:
+        failing = failing_rows(model)
+    except UntranslatableCheck:
+        return False
+    key = ", ".join(_quoted(name) for name in unique_key(model))
+    # a key held twice, as pandas' duplicated() finds it: nulls equal each other, as in GROUP BY
+    repeated = (
+        f"(SELECT count(*) FROM (SELECT 1 FROM {relation} GROUP BY {key} HAVING count(*) > 1))"
+        if key
+        else "0"
+    )
+    # fetchall: a result left unfinished would keep a registered relation from unregistering
+    (found,) = con.execute(
+        f"SELECT count(*) FILTER (WHERE {failing}), {repeated} FROM {relation}"
+    ).fetchall()
+    return not any(found)
+
+
 def columns_match(model: type[pa.DataFrameModel], found: dict[str, tuple[str, bool]]) -> bool:
     """Whether a table's columns (name -> (DuckDB type, nullable)) are the model's: its DDL's
     (pipeline/schema/ddl.py), so every value has the type Pandera would coerce it to."""
