@@ -38,6 +38,7 @@ from pipeline.warehouse.lake import lake_snapshot
 from pipeline.warehouse.marts import apply_marts
 from pipeline.warehouse.measured import MeasuredRefresh, refresh_measured, remember_mappings
 from pipeline.warehouse.sqlfiles import run_sql_file
+from pipeline.warehouse.table_statistics import record_statistics
 
 BUILD_STATE_DDL = """
 CREATE TABLE IF NOT EXISTS core.build_state (
@@ -78,6 +79,7 @@ def ensure_core(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("CREATE SCHEMA IF NOT EXISTS core")
         sync_tables(con, "core", {**CORE_TABLES, **KEPT_TABLES})
         con.execute(BUILD_STATE_DDL)
+    record_statistics(con, ("core", "history"))  # a table a build leaves empty, e.g. claims
 
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:

@@ -57,6 +57,7 @@ from pipeline.support.file_keys import FileKey
 from pipeline.support.progress import report
 from pipeline.support.sizes import runs
 from pipeline.warehouse.connection import MEMORY_LIMIT
+from pipeline.warehouse.table_statistics import record_statistics
 
 EXTRACTIONS_DDL = """
 CREATE TABLE IF NOT EXISTS staging.extractions (
@@ -99,6 +100,7 @@ def ensure_staging(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(
                 "DELETE FROM staging.extractions WHERE format IN (SELECT unnest(?))", [formats]
             )
+    record_statistics(con, ("staging",))  # the tables of sources not read stay empty
 
 
 @dataclass
