@@ -23,6 +23,7 @@ from pipeline.release.chart_geometry import (
 )
 from pipeline.release.preview_history import (
     HISTORY_COLUMNS,
+    HISTORY_DAYS,
     HISTORY_FILE,
     SNAPSHOTS_FILE,
     FigureHistory,
@@ -252,3 +253,34 @@ def test_a_column_of_another_type_is_named(tmp_path):
     pq.write_table(nulls, release / HISTORY_FILE)
     history = read_history(release)
     assert history is not None and history.series({ENDPOINT})
+
+
+def test_a_release_s_history_is_read_for_the_endpoints_drawn(tmp_path):
+    """read_history reads a release's day files only when a series is asked for, and only its
+    endpoints' rows: the same series as the whole history held in memory, across day files,
+    with the newest capture winning across them."""
+    other = "other/endpoint/unknown/standard/-"
+    rows = [
+        figure(value=228.0, snapshot_id="openrouter-frontend-stats/a"),
+        figure(value=227.0, snapshot_id="openrouter-frontend-stats/b"),
+        figure(value=183.0, observed_at=at("2026-07-10T00:00:00")),
+        figure(method=ROUTED, statistic="p50", window_minutes=30, value=214.0),
+        figure(endpoint_id=other, value=1.0),
+        figure(endpoint_id=other, value=2.0, observed_at=at("2026-07-10T00:00:00")),
+    ]
+    figures, snapshots = history_tables(rows)
+    days = tmp_path / HISTORY_DAYS
+    days.mkdir(parents=True)
+    (tmp_path / SNAPSHOTS_FILE).parent.mkdir(parents=True)
+    pq.write_table(snapshots, tmp_path / SNAPSHOTS_FILE)
+    for day, picked in (("2026-07-10", [2, 5]), ("2026-07-17", [0, 3, 4]), ("2026-07-18", [1])):
+        pq.write_table(figures.take(picked), days / f"{day}.parquet")
+    history = read_history(tmp_path)
+    held = FigureHistory.from_tables(figures, snapshots)
+    assert history is not None
+    for wanted in ({ENDPOINT}, {other}, {ENDPOINT, other}):
+        assert history.series(wanted) == held.series(wanted)
+    series = history.series({ENDPOINT})
+    assert {key[0] for key in series} == {ENDPOINT}
+    daily = series[(ENDPOINT, "output_tokens_per_s", DAY, None, 1440)]
+    assert [p.value for p in daily] == [183.0, 227.0]  # the newer capture, from another file
