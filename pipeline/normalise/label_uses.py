@@ -203,18 +203,23 @@ def label_uses(con: duckdb.DuckDBPyConnection, specs: tuple[LabelColumn, ...]) -
     uses. From the kept counts: refresh_label_uses first, in the same session (it finds the
     counted snapshots out of the scope, `label_outside`)."""
     keys = [spec_key(spec) for spec in specs]
+    [(outside,)] = con.execute("SELECT count(*) FROM label_outside").fetchall()
     # the totals of every counted snapshot, less the counts of those the build does not read
+    # (usually none: then every count is not read at all)
+    less = (
+        "UNION ALL SELECT u.spec, u.label, u.name, u.source_id, -u.uses, u.hints "
+        "FROM staging.label_uses AS u "
+        "SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id "
+        "WHERE u.spec IN (SELECT unnest($keys))"
+        if outside
+        else ""
+    )
     return con.execute(
-        """
+        f"""
         WITH used AS (
             SELECT spec, label, name, source_id, sum(uses) AS uses, hints FROM (
                 SELECT spec, label, name, source_id, uses, hints FROM staging.label_totals
-                WHERE spec IN (SELECT unnest($keys))
-                UNION ALL
-                SELECT u.spec, u.label, u.name, u.source_id, -u.uses, u.hints
-                FROM staging.label_uses AS u
-                SEMI JOIN label_outside AS o ON o.spec = u.spec AND o.snapshot_id = u.snapshot_id
-                WHERE u.spec IN (SELECT unnest($keys))
+                WHERE spec IN (SELECT unnest($keys)) {less}
             ) GROUP BY ALL HAVING sum(uses) > 0
         ),
         named AS (
