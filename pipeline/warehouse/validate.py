@@ -1,8 +1,8 @@
 """Validating the core tables with their Pandera models, inside the build's transaction: a table
 that breaks its model is never committed. Each is first asked of DuckDB where it lives: its
 columns and types the model's (sql_checks.columns_match), its checks as SQL and its key held once
-(sql_checks.passes); only a table that fails there, or whose model has a check with no SQL form, is fetched into
-pandas, where Pandera's verdict stands and names the failures."""
+(sql_checks.passes). Only a table that fails there, or whose model has a check with no SQL form,
+is fetched into pandas, where Pandera's verdict stands and names the failures."""
 
 from __future__ import annotations
 
