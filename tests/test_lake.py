@@ -235,7 +235,7 @@ def test_empty_tables_get_their_catalog_statistics_and_stay_empty(settings: Sett
     """warehouse/table_statistics.py: a lake table that never held a row has no catalog statistics,
     which DuckLake 1.5.5 asks the catalog for again at every statement that reads it (0.07-0.15 s
     of planning each); a row inserted and deleted in one commit records them."""
-    from pipeline.warehouse.lake import lake_snapshot
+    from pipeline.warehouse.lake import LAKE_ALIAS, lake_snapshot
     from pipeline.warehouse.table_statistics import record_statistics, without_statistics
 
     with connect(settings) as con:
@@ -258,5 +258,9 @@ def test_empty_tables_get_their_catalog_statistics_and_stay_empty(settings: Sett
         assert without_statistics(con, ("staging",)) == ["staging.odd"]
         assert without_statistics(con, ("other",)) == ["other.empty"]  # only the schemas named
         assert record_statistics(con, ("staging",)) == []
+        con.execute("ATTACH ':memory:' AS elsewhere; USE elsewhere")
+        assert without_statistics(con, ("other",)) == []  # an --as-of build's own database
+        con.execute(f"USE {LAKE_ALIAS}")
+        assert without_statistics(con, ("other",)) == ["other.empty"]
     with duckdb.connect() as plain:  # no lake: nothing to do
         assert without_statistics(plain, ("main",)) == []

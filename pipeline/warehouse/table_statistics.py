@@ -52,11 +52,13 @@ def _placeholder(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> str
 
 def without_statistics(con: duckdb.DuckDBPyConnection, schemas: tuple[str, ...]) -> list[str]:
     """The tables of these schemas of the lake (`schema.table`) with no catalog statistics, as
-    the last commit left them; none in a session without the lake (a test's DuckDB file)."""
+    the last commit left them; none in a session without the lake (a test's DuckDB file) or one
+    that works in another database (an --as-of build's own, which leaves the lake as it is)."""
     attached = con.execute(
-        "SELECT type FROM duckdb_databases() WHERE database_name = ?", [LAKE_ALIAS]
+        "SELECT type, current_database() FROM duckdb_databases() WHERE database_name = ?",
+        [LAKE_ALIAS],
     ).fetchall()
-    if attached != [("ducklake",)]:
+    if attached != [("ducklake", LAKE_ALIAS)]:
         return []
     rows = con.execute(
         f"""
@@ -84,10 +86,11 @@ def record_statistics(con: duckdb.DuckDBPyConnection, schemas: tuple[str, ...]) 
         for name in missing:
             schema, table = name.split(".")
             row = _placeholder(con, schema, table)
-            [(rows,)] = con.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchall()
+            qualified = f'"{LAKE_ALIAS}"."{schema}"."{table}"'
+            [(rows,)] = con.execute(f"SELECT count(*) FROM {qualified}").fetchall()
             if row is None or rows:
                 continue
-            con.execute(f'INSERT INTO "{schema}"."{table}" VALUES ({row})')
-            con.execute(f'DELETE FROM "{schema}"."{table}"')  # the one row just inserted
+            con.execute(f"INSERT INTO {qualified} VALUES ({row})")
+            con.execute(f"DELETE FROM {qualified}")  # the one row just inserted
             done.append(name)
     return done
