@@ -1,7 +1,6 @@
 """Whole builds: failures that must stop a release while losing nothing."""
 
 import contextlib
-import gc
 import json
 import os
 import shutil
@@ -12,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import materialize
 
 from pipeline.dagster.envelope import execute
 from pipeline.raw.snapshots import SnapshotStore
@@ -185,28 +183,3 @@ def test_a_build_with_nothing_new_answers_without_importing_dagster(built):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("nothing new:"), done.stdout
     assert json.loads(lines[-1]) == [0, []]
-
-
-def test_a_build_in_process_leaves_the_collector_as_it_found_it(built, tmp_path, monkeypatch):
-    """A build pauses the cyclic collector while it parses a chunk of snapshots (pipeline/
-    support/bulk.py, its one place); a process that runs many builds (the tests, a notebook)
-    gets it back enabled, and nothing frozen. The run is the parse's own step (Dagster, in
-    process), not the whole build: no other step touches the collector."""
-    import dataclasses
-
-    from pipeline.extract import PARSERS
-
-    settings = copy_of(built, tmp_path)
-    add_kimi_page(settings)
-    collecting_in_parse: list[bool] = []
-    parser = PARSERS["aa_provider_page"]
-
-    def recording(snapshot):
-        collecting_in_parse.append(gc.isenabled())
-        return parser.parse(snapshot)
-
-    monkeypatch.setitem(PARSERS, "aa_provider_page", dataclasses.replace(parser, parse=recording))
-    assert gc.isenabled()
-    assert materialize(settings, "key:raw_inventory or key:staging_aa_provider_page").success
-    assert collecting_in_parse == [False]  # the new page alone, parsed with the collector paused
-    assert gc.isenabled() and gc.get_freeze_count() == 0

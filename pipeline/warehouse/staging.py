@@ -50,7 +50,6 @@ from pipeline.schema.ddl import sync_tables
 from pipeline.schema.staging import FRAMES
 from pipeline.sources.registry import Source
 from pipeline.sources.reviewed import ReviewedFiles
-from pipeline.support.bulk import bulk_objects
 from pipeline.support.duck import registered, transaction
 from pipeline.support.faults import pause_point
 from pipeline.support.file_keys import FileKey
@@ -193,14 +192,7 @@ def _parse(
 
 
 def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
-    """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line), with the
-    cyclic collector paused: a poll's parse makes 200,000 objects, and the collections they
-    triggered, finding nothing to free, cost a fifth of the parse."""
-    with bulk_objects():
-        return _chunk_of(jobs, reviewed)
-
-
-def _chunk_of(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
+    """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line)."""
     import time
 
     chunk = _Chunk()
