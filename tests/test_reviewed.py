@@ -38,13 +38,14 @@ def test_a_misspelt_source_is_named_with_where_it_is_cited() -> None:
     platform = dataclasses.replace(
         platforms[0],
         doc_source="amazon-bedrok-models",
-        catalogue_sources=("clodflare-workers-ai",),
+        catalogue_sources=("clodflare-workers-ai", "amazon-bedrok-models"),
     )
     problems = unregistered_sources((typo,), (platform,), registry)
     assert problems == [
-        f"claim {claim.id!r} cites 'cerebras-launhc', not in the registry",
-        f"platform {platform.id!r} doc_source cites 'amazon-bedrok-models', not in the registry",
-        f"platform {platform.id!r} catalogue cites 'clodflare-workers-ai', not in the registry",
+        f"'cerebras-launhc', not in the registry, cited by claim {claim.id!r}",
+        "'amazon-bedrok-models', not in the registry, cited by "
+        f"platform {platform.id!r} doc_source, platform {platform.id!r} catalogue",
+        f"'clodflare-workers-ai', not in the registry, cited by platform {platform.id!r} catalogue",
     ]
 
 

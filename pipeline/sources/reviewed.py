@@ -193,9 +193,10 @@ def load_platforms(path: Path) -> tuple[Platform, ...]:
 def unregistered_sources(
     claims: tuple[Claim, ...], platforms: tuple[Platform, ...], registered: Iterable[str]
 ) -> list[str]:
-    """Source ids the reviewed files cite that the registry does not list, one message each.
-    Their quotes cannot be verified and their catalogues cannot be read, so a typo would silently
-    drop a claim or a platform's listing; the build reports these instead."""
+    """Source ids the reviewed files cite that the registry does not list, one message each,
+    naming every place that cites it. Their quotes cannot be verified and their catalogues
+    cannot be read, so a typo would silently drop a claim or a platform's listing; the build
+    reports these instead."""
     known = set(registered)
     cited = [(f"claim {c.id!r}", e.source) for c in claims for e in c.evidence]
     for platform in platforms:
@@ -205,10 +206,13 @@ def unregistered_sources(
             (f"platform {platform.id!r} catalogue provider", listing.partition("/")[0])
             for listing in platform.catalogue_providers
         ]
+    places: dict[str, list[str]] = {}
+    for where, source in cited:
+        if source and source not in known and where not in places.setdefault(source, []):
+            places[source].append(where)
     return [
-        f"{where} cites {source!r}, not in the registry"
-        for where, source in cited
-        if source and source not in known
+        f"{source!r}, not in the registry, cited by {', '.join(wheres)}"
+        for source, wheres in places.items()
     ]
 
 

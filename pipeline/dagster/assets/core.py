@@ -184,8 +184,14 @@ def core_tables(speedbook: SpeedbookResource, labels: LabelReport) -> Iterator[o
     latest = {source_id: records[-1] for source_id, records in logs.items() if records}
     confirmed = confirmations(latest, inventory)
     reviewed = speedbook.reviewed()
-    for problem in unregistered_sources(reviewed.claims, reviewed.platforms, sources):
-        warn(f"reviewed files: {problem}")
+    # one warning, one line per source: each is an event in the run's log
+    unregistered = unregistered_sources(reviewed.claims, reviewed.platforms, sources)
+    if unregistered:
+        warn(
+            f"reviewed files: {len(unregistered)} source(s) they cite are not in the registry "
+            "(their quotes are not verified, their listings not read):"
+            + "".join(f"\n  {problem}" for problem in unregistered)
+        )
     with speedbook.build_session() as con, clock.stage("load"):
         built = build_core(
             con,
