@@ -87,7 +87,7 @@ preview-png: install browser
 
 # the poll scenario at the issue's size (docs/performance.md gives the others); not in the wheel
 bench: install bytecode
-	nice $(BIN)/python -m benchmarks poll --json bench-results.json
+	nice $(BIN)/python -m benchmarks poll --release-cadence daily --json bench-results.json
 
 ui: install
 	$(BIN)/speedbook ui
