@@ -25,7 +25,7 @@ from pipeline.support.settings import Settings
 # The cyclic collector's generations for a command's process. A build holds a few hundred
 # thousand long-lived objects (Dagster's definitions, a release in Python); at Python's default
 # (700, 10, 10) the collections walk them again and again to free almost nothing: 1.5 s of a
-# page scenario's day build, 0.5 s of a poll's; at these, a third of that (docs/decisions.md).
+# page scenario's day build, 0.5 s of a poll's; at these, half or less (docs/decisions.md).
 COLLECTOR_THRESHOLDS = (10_000, 10, 10)
 
 COMMAND_MODULES = (

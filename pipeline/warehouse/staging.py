@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import stat
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -193,8 +194,6 @@ def _parse(
 
 def _run_chunk(jobs: list[_Job], reviewed: ReviewedFiles | None) -> _Chunk:
     """Read, verify, parse and validate a chunk of snapshots (in a worker or in-line)."""
-    import time
-
     chunk = _Chunk()
     if not jobs:
         return chunk
@@ -495,8 +494,6 @@ def _write(
     previously_seen: set[str],
 ) -> None:
     """One transaction per chunk: replace its snapshots' rows, then record the extractions."""
-    import time
-
     started = time.perf_counter()
     now = datetime.now(UTC)
     frame_names = sorted({name for job in jobs for name in PARSERS[job.source.format].frames})
